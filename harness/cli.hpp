@@ -1,0 +1,36 @@
+// The `srbench` command line: one binary, one function per subcommand.
+//
+// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config. A subcommand reports bad usage by
+// throwing UsageError (or a TaskError for bad task input); main() turns it into a one-line
+// message on stderr and exit code 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace srbench::harness {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand's name
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+// Every subcommand, in the order `srbench --help` lists them.
+const std::vector<Command>& commands();
+
+int cmd_tasks(const Args& args);
+int cmd_sample(const Args& args);
+
+// Splits "key=value" into its parts; UsageError naming `option` when there is no '='.
+std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option);
+
+}  // namespace srbench::harness

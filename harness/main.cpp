@@ -1,0 +1,80 @@
+#include <boost/program_options/errors.hpp>
+#include <exception>
+#include <iostream>
+
+#include "harness/cli.hpp"
+#include "tasks/params.hpp"
+
+namespace srbench::harness {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"tasks", "list tasks, their parameters and defaults", cmd_tasks},
+      {"sample", "print examples of a task (text or jsonl)", cmd_sample},
+  };
+  return list;
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(option + ": expected KEY=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+void print_usage(std::ostream& os) {
+  os << "usage: srbench COMMAND [OPTIONS]   (srbench COMMAND --help for its options)\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    std::string name = c.name;
+    name.resize(18, ' ');
+    os << "  " << name << c.summary << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace srbench::harness
+
+int main(int argc, char** argv) {
+  using namespace srbench::harness;
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return 0;
+  }
+  const Command* command = nullptr;
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    names.emplace_back(c.name);
+    if (name == c.name) command = &c;
+  }
+  if (!command) {
+    std::cerr << "srbench: unknown command '" << name << "'";
+    const std::string near = srbench::tasks::closest_name(name, names);
+    if (!near.empty()) std::cerr << " (did you mean '" << near << "'?)";
+    std::cerr << "\n";
+    print_usage(std::cerr);
+    return 2;
+  }
+  const Args args(argv + 2, argv + argc);
+  try {
+    return command->run(args);
+  } catch (const UsageError& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const srbench::tasks::TaskError& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << " (see srbench " << name << " --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "srbench " << name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

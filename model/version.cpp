@@ -1,0 +1,7 @@
+#include "model/version.hpp"
+
+namespace srbench {
+
+const char* version() { return "0.1.0"; }
+
+}  // namespace srbench

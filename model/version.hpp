@@ -1,0 +1,8 @@
+#pragma once
+
+namespace srbench {
+
+// The srbench version, stored in results and checkpoints.
+const char* version();
+
+}  // namespace srbench

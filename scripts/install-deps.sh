@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every dependency of srbench from Debian 12 packages. Idempotent: packages already
+# present are left alone, so running it twice is harmless. Run as root (or with sudo on PATH).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake git pkg-config
+  # C++ libraries
+  libeigen3-dev libyaml-cpp-dev libhdf5-dev catch2 libboost-program-options-dev
+  # OpenMP runtime comes with g++ (libgomp); the PyTorch reference wants OpenBLAS' OpenMP build
+  libopenblas0-openmp
+  # Python reference, benchmark and plotting tools (for /usr/bin/python3)
+  python3 python3-torch python3-numpy python3-h5py python3-pandas python3-matplotlib
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
