@@ -19,7 +19,7 @@ enum class OutputMode { States, Final, Scratchpad };
 ParamSpec output_param();
 OutputMode read_output_mode(const ParamReader& params);
 
-inline int automaton_sequence_length(OutputMode mode, int n) {
+inline int automaton_max_sequence_length(OutputMode mode, int n) {
   return mode == OutputMode::Scratchpad ? 2 * n : n;
 }
 

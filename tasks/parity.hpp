@@ -11,7 +11,7 @@ namespace srbench::tasks {
 class ParityTask : public Task {
  public:
   ParityTask(double p1, OutputMode mode);
-  int sequence_length(int n) const override { return automaton_sequence_length(mode_, n); }
+  int max_sequence_length(int n) const override { return automaton_max_sequence_length(mode_, n); }
   // State label ids (`q0`/`q1`) after each input (input ids: `0` = 0, `1` = 1).
   std::vector<int32_t> labels(const std::vector<int32_t>& inputs) const;
 

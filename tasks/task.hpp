@@ -60,8 +60,9 @@ class Task {
 
   // Throws TaskError (parameter "n") unless n is a valid problem length. Default: n >= 1.
   virtual void check_length(int n) const;
-  // Number of tokens of an example of problem length n (n valid).
-  virtual int sequence_length(int n) const = 0;
+  // Largest number of tokens of an example of problem length n (n valid); most tasks' examples
+  // all have this length, a few (add) vary below it.
+  virtual int max_sequence_length(int n) const = 0;
   // False for tasks whose examples ignore n (modadd).
   virtual bool uses_length() const { return true; }
   // True when loss is reported as bits per byte (text).

@@ -20,7 +20,7 @@ int valid_length(const std::string& task, int k) {
 
 }  // namespace
 
-TEST_CASE("every task: ids inside the vocabulary, declared lengths, something scored", "[tasks][common]") {
+TEST_CASE("every task: ids inside the vocabulary, at most the declared length, something scored", "[tasks][common]") {
   for (const auto& info : task_registry()) {
     INFO("task " << info.name);
     const auto task = make_task(info.name, buildable_params(info.name));
@@ -28,7 +28,7 @@ TEST_CASE("every task: ids inside the vocabulary, declared lengths, something sc
       const int n = valid_length(info.name, static_cast<int>(i));
       const Example ex = task->sample(1, Stream::Train, i, n);
       REQUIRE(ex.tokens.size() == ex.targets.size());
-      REQUIRE(static_cast<int>(ex.tokens.size()) == task->sequence_length(n));
+      REQUIRE(static_cast<int>(ex.tokens.size()) <= task->max_sequence_length(n));
       bool scored = false;
       for (size_t t = 0; t < ex.tokens.size(); ++t) {
         REQUIRE(ex.tokens[t] >= 0);

@@ -38,7 +38,7 @@ TEST_CASE("parity: 1000 random examples agree with a recount of the ones", "[tas
       const int n = 1 + static_cast<int>(i % 40);
       const Example ex = task->sample(7, Stream::Train, i, n);
       const auto tok = token_names(*task, ex), tgt = target_names(*task, ex);
-      REQUIRE(tok.size() == static_cast<size_t>(task->sequence_length(n)));
+      REQUIRE(tok.size() == static_cast<size_t>(task->max_sequence_length(n)));
       const size_t stride = scratch ? 2 : 1;
       for (int t = 0; t < n; ++t) {
         const std::string& x = tok[t * stride];
