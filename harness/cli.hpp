@@ -1,8 +1,8 @@
 // The `srbench` command line: one binary, one function per subcommand.
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config. A subcommand reports bad usage by
-// throwing UsageError (or a TaskError for bad task input); main() turns it into a one-line
-// message on stderr and exit code 2.
+// throwing UsageError (or a TaskError for bad task input, a ModelError for a bad model config,
+// checkpoint or batch); main() turns it into a one-line message on stderr and exit code 2.
 #pragma once
 
 #include <stdexcept>
@@ -29,6 +29,12 @@ const std::vector<Command>& commands();
 
 int cmd_tasks(const Args& args);
 int cmd_sample(const Args& args);
+int cmd_init_checkpoint(const Args& args);  // cmd_model.cpp
+int cmd_forward(const Args& args);          // cmd_model.cpp
+int cmd_sweep(const Args& args);            // cmd_sweep.cpp
+int cmd_eval(const Args& args);             // cmd_sweep.cpp
+int cmd_merge(const Args& args);            // cmd_results.cpp
+int cmd_report(const Args& args);           // cmd_results.cpp
 
 // Splits "key=value" into its parts; UsageError naming `option` when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option);

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "harness/cli.hpp"
+#include "harness/suite.hpp"
+#include "model/error.hpp"
 #include "tasks/params.hpp"
 
 namespace srbench::harness {
@@ -11,6 +13,12 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"tasks", "list tasks, their parameters and defaults", cmd_tasks},
       {"sample", "print examples of a task (text or jsonl)", cmd_sample},
+      {"sweep", "train and evaluate every run of a suite (YAML)", cmd_sweep},
+      {"merge", "join the run files of a suite into one suite file (HDF5)", cmd_merge},
+      {"report", "statistics across seeds of a suite file (table, markdown, csv)", cmd_report},
+      {"eval", "evaluate a saved model at new lengths and conditions", cmd_eval},
+      {"init-checkpoint", "write a freshly initialised model checkpoint (HDF5)", cmd_init_checkpoint},
+      {"forward", "logits, loss and gradients of a checkpoint on a batch (HDF5)", cmd_forward},
   };
   return list;
 }
@@ -67,7 +75,13 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "srbench " << name << ": " << e.what() << "\n";
     return 2;
+  } catch (const ConfigError& e) {  // a suite that does not validate: names file, line, YAML path
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
   } catch (const srbench::tasks::TaskError& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const srbench::model::ModelError& e) {  // a bad model config, checkpoint or batch
     std::cerr << "srbench " << name << ": " << e.what() << "\n";
     return 2;
   } catch (const boost::program_options::error& e) {

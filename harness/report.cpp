@@ -1,0 +1,302 @@
+#include "harness/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace srbench::harness {
+
+namespace {
+
+double run_metric(const RunResult& r, const std::string& name) {
+  if (name == "id_acc") return r.metrics.id_acc;
+  if (name == "ood_length_acc") return r.metrics.ood_length_acc;
+  if (name == "shift_acc") return r.metrics.shift_acc;
+  if (name == "shortcut_gap") return r.metrics.shortcut_gap;
+  if (name == "final_train_loss") return r.metrics.final_train_loss;
+  return kNaN;
+}
+
+// ---- number formatting ----------------------------------------------------------------------
+
+// Fixed decimals; NaN as "-".
+std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Exact enough to round-trip (csv); NaN as "nan", which pandas reads as NaN.
+std::string exact(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+int decimals_of(const std::string& metric) {
+  if (metric == "steps_to_target") return 0;
+  if (metric == "final_train_loss") return 4;
+  return 3;
+}
+
+// "0.983±0.012 [0.950, 0.983, 1.000]" — mean±std [min, median, max]
+std::string stats_text(const SeedStats& s, int decimals, const char* pm = "±") {
+  if (s.n == 0) return "-";
+  return fixed(s.mean, decimals) + pm + fixed(s.std, decimals) + " [" + fixed(s.min, decimals) + ", " +
+         fixed(s.median, decimals) + ", " + fixed(s.max, decimals) + "]";
+}
+
+// Display width of UTF-8 text (code points; "±" and "·" count as one).
+size_t width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+std::string pad_right(const std::string& s, size_t w) { return s + std::string(w > width(s) ? w - width(s) : 0, ' '); }
+std::string pad_left(const std::string& s, size_t w) { return std::string(w > width(s) ? w - width(s) : 0, ' ') + s; }
+
+std::string group_title(const GroupReport& g) {
+  std::string t = g.entry == g.task ? g.task : g.task + "/" + g.entry;
+  t += " · model " + g.model;
+  if (!g.grid.empty()) t += " · " + g.grid;
+  return t;
+}
+
+std::string target_text(const GroupReport& g) {
+  return std::to_string(g.reached) + "/" + std::to_string(g.runs) + " (" + fixed(g.frac_target(), 2) + ")";
+}
+
+// Conditions in order of first appearance, and the sorted lengths, of a group's cells.
+std::vector<std::string> conditions_of(const GroupReport& g) {
+  std::vector<std::string> out;
+  for (const auto& c : g.eval)
+    if (std::find(out.begin(), out.end(), c.condition) == out.end()) out.push_back(c.condition);
+  return out;
+}
+std::vector<int64_t> lengths_of(const GroupReport& g) {
+  std::set<int64_t> s;
+  for (const auto& c : g.eval) s.insert(c.length);
+  return {s.begin(), s.end()};
+}
+const EvalCell* find_cell(const GroupReport& g, int64_t length, const std::string& condition) {
+  for (const auto& c : g.eval)
+    if (c.length == length && c.condition == condition) return &c;
+  return nullptr;
+}
+
+// ---- table (fits 100 columns) -----------------------------------------------------------------
+
+// A condition × length matrix of `quantity` means, in column chunks that fit 100 characters.
+void table_matrix(std::ostream& os, const GroupReport& g, bool bits) {
+  const auto conds = conditions_of(g);
+  const auto lengths = lengths_of(g);
+  size_t label_w = 10;
+  for (const auto& c : conds) label_w = std::max(label_w, width(c) + 2);
+  const size_t col_w = 8;
+  const size_t per_chunk = std::max<size_t>(1, (100 - 2 - label_w) / col_w);
+  for (size_t start = 0; start < lengths.size(); start += per_chunk) {
+    const size_t end = std::min(lengths.size(), start + per_chunk);
+    os << "  " << pad_right(bits ? "bpb \\ len" : "cond \\ len", label_w);
+    for (size_t i = start; i < end; ++i) os << pad_left(std::to_string(lengths[i]), col_w);
+    os << "\n";
+    for (const auto& cond : conds) {
+      std::string line = "  " + pad_right(cond, label_w);
+      for (size_t i = start; i < end; ++i) {
+        const EvalCell* c = find_cell(g, lengths[i], cond);
+        const double v = !c ? kNaN : bits ? c->bits_per_byte.mean : c->seq_acc.mean;
+        line += pad_left(c ? fixed(v, 3) : "", col_w);
+      }
+      os << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+    }
+  }
+}
+
+std::string format_table(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  if (!title.empty()) os << title << "\n\n";
+  os << "Across seeds: mean±std [min, median, max]; steps_to_target over the seeds that reached the target\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n";
+    os << "  runs " << g.runs << ": ok " << g.ok << ", diverged " << g.diverged << ", failed " << g.failed
+       << "; reached target " << target_text(g) << "\n";
+    for (const auto& m : g.metrics)
+      os << "  " << pad_right(m.name, 18) << pad_left("n=" + std::to_string(m.stats.n), 5) << "  "
+         << stats_text(m.stats, decimals_of(m.name)) << "\n";
+  }
+  os << "\nseq_acc by condition and length (mean over seeds)\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n";
+    if (g.eval.empty()) {
+      os << "  (no evaluation rows)\n";
+      continue;
+    }
+    table_matrix(os, g, false);
+    if (g.bits_per_byte) table_matrix(os, g, true);
+  }
+  return os.str();
+}
+
+// ---- markdown ---------------------------------------------------------------------------------
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out.empty() ? " " : out;
+}
+
+void md_row(std::ostream& os, const std::vector<std::string>& cells) {
+  os << "|";
+  for (const auto& c : cells) os << " " << md_cell(c) << " |";
+  os << "\n";
+}
+
+void md_header(std::ostream& os, const std::vector<std::string>& names) {
+  md_row(os, names);
+  os << "|";
+  for (size_t i = 0; i < names.size(); ++i) os << "---|";
+  os << "\n";
+}
+
+std::string format_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  if (!title.empty()) {
+    const auto nl = title.find('\n');
+    os << "## " << title.substr(0, nl) << "\n\n";
+    if (nl != std::string::npos) os << title.substr(nl + 1) << "\n\n";
+  }
+  os << "Across seeds: mean ± std [min, median, max]; steps_to_target over the seeds that reached the target.\n\n";
+  std::vector<std::string> head = {"task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "reached target"};
+  if (!groups.empty())
+    for (const auto& m : groups.front().metrics) head.push_back(m.name);
+  md_header(os, head);
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.task, g.entry, g.model, g.grid, std::to_string(g.runs), std::to_string(g.ok),
+                                    std::to_string(g.diverged), std::to_string(g.failed), target_text(g)};
+    for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, decimals_of(m.name), " ± "));
+    md_row(os, row);
+  }
+  os << "\nseq_acc per evaluated length and condition (over seeds)\n\n";
+  md_header(os, {"entry", "model", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte"});
+  for (const auto& g : groups)
+    for (const auto& c : g.eval)
+      md_row(os, {g.entry, g.model, g.grid, c.condition, std::to_string(c.length), std::to_string(c.seq_acc.n),
+                  stats_text(c.seq_acc, 3, " ± "), g.bits_per_byte ? stats_text(c.bits_per_byte, 3, " ± ") : ""});
+  return os.str();
+}
+
+// ---- csv ----------------------------------------------------------------------------------------
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void csv_row(std::ostream& os, const GroupReport& g, const std::string& metric, const SeedStats& s,
+             const std::string& frac) {
+  os << csv_field(g.task) << "," << csv_field(g.entry) << "," << csv_field(g.model) << "," << csv_field(g.grid) << ","
+     << g.runs << "," << g.ok << "," << g.diverged << "," << g.failed << "," << csv_field(metric) << "," << s.n << ","
+     << exact(s.mean) << "," << exact(s.std) << "," << exact(s.min) << "," << exact(s.median) << "," << exact(s.max)
+     << "," << frac << "\n";
+}
+
+std::string format_csv(const std::vector<GroupReport>& groups) {
+  std::ostringstream os;
+  os << "task,entry,model,grid,runs,ok,diverged,failed,metric,n,mean,std,min,median,max,frac_target\n";
+  for (const auto& g : groups) {
+    const std::string frac = exact(g.frac_target());
+    for (const auto& m : g.metrics) csv_row(os, g, m.name, m.stats, frac);
+    for (const auto& c : g.eval) {
+      csv_row(os, g, eval_metric_name("seq_acc", c.length, c.condition), c.seq_acc, "");
+      if (g.bits_per_byte) csv_row(os, g, eval_metric_name("bits_per_byte", c.length, c.condition), c.bits_per_byte, "");
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition) {
+  return quantity + "[length=" + std::to_string(length) + ",condition=" + condition + "]";
+}
+
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
+  // Group membership, in order of first appearance.
+  std::vector<std::vector<const RunResult*>> members;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  for (const auto& r : runs) {
+    const auto key = std::make_tuple(r.entry, r.model, r.grid);
+    auto [it, fresh] = index.emplace(key, members.size());
+    if (fresh) members.emplace_back();
+    members[it->second].push_back(&r);
+  }
+  std::vector<GroupReport> groups;
+  for (const auto& rs : members) {
+    GroupReport g;
+    g.task = rs.front()->task;
+    g.entry = rs.front()->entry;
+    g.model = rs.front()->model;
+    g.grid = rs.front()->grid;
+    std::vector<double> steps;
+    for (const RunResult* r : rs) {
+      ++g.runs;
+      g.ok += r->status == "ok";
+      g.diverged += r->status == "diverged";
+      g.failed += r->status == "failed";
+      g.bits_per_byte = g.bits_per_byte || r->bits_per_byte;
+      if (r->metrics.steps_to_target >= 0) {
+        ++g.reached;
+        steps.push_back(static_cast<double>(r->metrics.steps_to_target));
+      }
+    }
+    for (const auto& name : kReportMetrics) {
+      std::vector<double> values;
+      for (const RunResult* r : rs) values.push_back(run_metric(*r, name));
+      g.metrics.push_back({name, seed_stats(values)});
+    }
+    g.metrics.push_back({"steps_to_target", seed_stats(steps)});
+
+    // Evaluation cells keyed by (condition label, length); conditions in order of first appearance.
+    std::vector<std::string> conds;
+    std::map<std::pair<size_t, int64_t>, std::pair<std::vector<double>, std::vector<double>>> cells;
+    for (const RunResult* r : rs)
+      for (const auto& e : r->eval) {
+        const std::string& label = r->conditions.at(static_cast<size_t>(e.condition));
+        auto it = std::find(conds.begin(), conds.end(), label);
+        const size_t ci = static_cast<size_t>(it - conds.begin());
+        if (it == conds.end()) conds.push_back(label);
+        auto& [acc, bpb] = cells[{ci, e.length}];
+        acc.push_back(e.seq_acc);
+        if (r->bits_per_byte) bpb.push_back(e.loss / std::log(2.0));
+      }
+    for (const auto& [key, values] : cells)
+      g.eval.push_back({key.second, conds[key.first], seed_stats(values.first), seed_stats(values.second)});
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::optional<ReportFormat> parse_report_format(const std::string& text) {
+  if (text == "table") return ReportFormat::table;
+  if (text == "markdown") return ReportFormat::markdown;
+  if (text == "csv") return ReportFormat::csv;
+  return std::nullopt;
+}
+
+std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title) {
+  switch (format) {
+    case ReportFormat::table: return format_table(groups, title);
+    case ReportFormat::markdown: return format_markdown(groups, title);
+    case ReportFormat::csv: return format_csv(groups);
+  }
+  return {};
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,60 @@
+// `srbench report` (harness.md, "Across seeds"): runs grouped by (entry, model, grid), each
+// metric summarised over the group's seeds, and the mean seq_acc per evaluated (length,
+// condition). Aggregation and formatting are separate pure functions, so the arithmetic is
+// tested on hand-made runs:
+//
+//   auto groups = aggregate_runs(read_suite_file("results/s.h5").runs);
+//   std::cout << format_report(groups, ReportFormat::table);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/metrics.hpp"
+#include "harness/run_result.hpp"
+
+namespace srbench::harness {
+
+// One metric over a group's seeds.
+struct MetricStats {
+  std::string name;  // id_acc, ood_length_acc, shift_acc, shortcut_gap, final_train_loss, steps_to_target
+  SeedStats stats;   // steps_to_target: over the seeds that reached the target only
+};
+
+// One evaluated (length, condition) over a group's seeds.
+struct EvalCell {
+  int64_t length = 0;
+  std::string condition;  // "id", "p1=0.9", "train"
+  SeedStats seq_acc;
+  SeedStats bits_per_byte;  // loss / ln 2; only for runs that report bits per byte (n = 0 otherwise)
+};
+
+struct GroupReport {
+  std::string task, entry, model, grid;
+  int runs = 0, ok = 0, diverged = 0, failed = 0;
+  int reached = 0;              // runs with steps_to_target >= 0
+  bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
+  std::vector<MetricStats> metrics;  // in the order of kReportMetrics, then steps_to_target
+  std::vector<EvalCell> eval;        // by condition (first appearance), then length (ascending)
+  double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
+};
+
+// The per-run metrics summarised for every group, in this order (steps_to_target follows).
+inline const std::vector<std::string> kReportMetrics = {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
+                                                        "final_train_loss"};
+
+// Groups runs by (entry, model, grid) in order of first appearance and summarises each.
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs);
+
+enum class ReportFormat { table, markdown, csv };
+std::optional<ReportFormat> parse_report_format(const std::string& text);
+
+// `title` (one or more lines; markdown makes the first a heading) heads the table and markdown
+// forms; csv has none.
+std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title = "");
+
+// The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
+std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);
+
+}  // namespace srbench::harness

@@ -1,0 +1,597 @@
+#include "harness/results.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#include "model/checkpoint.hpp"
+#include "model/version.hpp"
+
+namespace srbench::harness {
+
+namespace {
+
+using model::h5::Id;
+using model::h5::where;
+
+bool has_link(hid_t loc, const std::string& name) { return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0; }
+
+// ---- types ----------------------------------------------------------------------------------
+
+// Variable-length UTF-8 string type (file and memory alike).
+Id string_type() {
+  Id t(H5Tcopy(H5T_C_S1));
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+// Frees the variable-length strings HDF5 allocated while reading into `buf`.
+void reclaim(hid_t mem_type, hid_t space, void* buf) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(mem_type, space, H5P_DEFAULT, buf);
+#else
+  H5Dvlen_reclaim(mem_type, space, H5P_DEFAULT, buf);
+#endif
+}
+
+// ---- writing --------------------------------------------------------------------------------
+
+[[noreturn]] void write_failed(hid_t loc, const std::string& name) {
+  throw std::runtime_error("cannot write " + where(loc, name));
+}
+
+void write_attribute(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* value) {
+  Id space(H5Screate(H5S_SCALAR));
+  Id attr(H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attr.valid() || H5Awrite(attr, mem_type, value) < 0)
+    throw std::runtime_error("cannot write attribute '" + std::string(name) + "' of " + where(loc));
+}
+
+void write_attr(hid_t loc, const char* name, const std::string& value) {
+  Id type = string_type();
+  const char* text = value.c_str();
+  write_attribute(loc, name, type, type, &text);
+}
+void write_attr(hid_t loc, const char* name, int64_t value) {
+  write_attribute(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+void write_attr(hid_t loc, const char* name, double value) {
+  write_attribute(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void write_array(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+                 const std::vector<hsize_t>& dims) {
+  Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Id ds(H5Dcreate2(loc, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!space.valid() || !ds.valid()) write_failed(loc, name);
+  hsize_t count = 1;
+  for (hsize_t d : dims) count *= d;
+  if (count > 0 && H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) write_failed(loc, name);
+}
+
+void write_doubles(hid_t loc, const std::string& name, const std::vector<double>& v, std::vector<hsize_t> dims = {}) {
+  if (dims.empty()) dims = {v.size()};
+  write_array(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), dims);
+}
+void write_int64s(hid_t loc, const std::string& name, const std::vector<int64_t>& v) {
+  write_array(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), {v.size()});
+}
+void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& v) {
+  std::vector<const char*> ptrs;
+  for (const auto& s : v) ptrs.push_back(s.c_str());
+  Id type = string_type();
+  write_array(loc, name, type, type, ptrs.data(), {v.size()});
+}
+
+Id create_group(hid_t loc, const std::string& name) {
+  Id g(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!g.valid()) throw std::runtime_error("cannot create group " + where(loc, name) + " (does it exist already?)");
+  return g;
+}
+
+std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
+
+// Fills a fresh PATH.tmp.<pid> with `write`, closes it and renames it over `path`; on any
+// exception the temporary file is removed.
+void write_atomically(const std::string& path, const std::function<void(hid_t file)>& write) {
+  model::silence_hdf5_errors();
+  const std::string tmp = temporary_name(path);
+  Id fapl(H5Pcreate(H5P_FILE_ACCESS));
+  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);  // closing the file closes everything in it
+  Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+  if (!file.valid()) throw std::runtime_error("cannot create " + tmp + " (does the folder exist, is it writable?)");
+  try {
+    write(file);
+    if (!file.close()) throw std::runtime_error("cannot finish writing " + tmp + " (disk full?)");
+    std::filesystem::rename(tmp, path);
+  } catch (...) {
+    file.reset();
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+}
+
+void write_root_attributes(hid_t file, const std::string& suite_yaml) {
+  write_attr(file, "format_version", kResultsFormatVersion);
+  write_attr(file, "srbench_version", std::string(srbench::version()));
+  write_attr(file, "suite", suite_yaml);
+  write_attr(file, "created", utc_timestamp_now());
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+[[noreturn]] void bad(hid_t loc, const std::string& name, const std::string& what) {
+  throw ResultsError(where(loc, name) + ": " + what);
+}
+
+[[noreturn]] void bad_attr(hid_t loc, const char* name, const std::string& what) {
+  throw ResultsError(where(loc) + " attribute '" + name + "': " + what);
+}
+
+Id open_attribute(hid_t loc, const char* name, H5T_class_t cls, const char* expected) {
+  if (H5Aexists(loc, name) <= 0) bad_attr(loc, name, "missing attribute (expected " + std::string(expected) + ")");
+  Id attr(H5Aopen(loc, name, H5P_DEFAULT));
+  Id space(attr.valid() ? H5Aget_space(attr) : H5I_INVALID_HID);
+  Id type(attr.valid() ? H5Aget_type(attr) : H5I_INVALID_HID);
+  if (!attr.valid() || !space.valid() || H5Sget_simple_extent_npoints(space) != 1 || H5Tget_class(type) != cls)
+    bad_attr(loc, name, std::string("expected a single ") + expected);
+  return attr;
+}
+
+std::string read_string_attr(hid_t loc, const char* name) {
+  Id attr = open_attribute(loc, name, H5T_STRING, "string");
+  Id type(H5Aget_type(attr));
+  std::string out;
+  if (H5Tis_variable_str(type) > 0) {
+    Id mem = string_type();
+    char* text = nullptr;
+    if (H5Aread(attr, mem, &text) < 0) bad_attr(loc, name, "cannot be read");
+    out = text ? text : "";
+    H5free_memory(text);
+  } else {
+    out.assign(H5Tget_size(type), '\0');
+    Id mem(H5Tcopy(type));
+    if (H5Aread(attr, mem, out.data()) < 0) bad_attr(loc, name, "cannot be read");
+    out.resize(std::min(out.size(), out.find('\0')));
+  }
+  return out;
+}
+
+int64_t read_int_attr(hid_t loc, const char* name) {
+  Id attr = open_attribute(loc, name, H5T_INTEGER, "integer");
+  int64_t v = 0;
+  if (H5Aread(attr, H5T_NATIVE_INT64, &v) < 0) bad_attr(loc, name, "cannot be read");
+  return v;
+}
+
+double read_double_attr(hid_t loc, const char* name) {
+  Id attr = open_attribute(loc, name, H5T_FLOAT, "float");
+  double v = 0;
+  if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) bad_attr(loc, name, "cannot be read");
+  return v;
+}
+
+Id open_group(hid_t loc, const std::string& name) {
+  if (!has_link(loc, name)) bad(loc, name, "missing group");
+  Id g(H5Gopen2(loc, name.c_str(), H5P_DEFAULT));
+  if (!g.valid()) bad(loc, name, "is not a group (or cannot be opened)");
+  return g;
+}
+
+// Opens dataset `name` of class `cls`; its shape goes to `dims` and must have rank `rank`.
+Id open_dataset(hid_t loc, const std::string& name, H5T_class_t cls, int rank, std::vector<hsize_t>& dims) {
+  if (!has_link(loc, name)) bad(loc, name, "missing dataset");
+  Id ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) bad(loc, name, "is not a dataset (or cannot be opened)");
+  Id type(H5Dget_type(ds));
+  const char* cls_name = cls == H5T_FLOAT     ? "float"
+                         : cls == H5T_INTEGER ? "integer"
+                         : cls == H5T_STRING  ? "string"
+                                              : "compound";
+  if (H5Tget_class(type) != cls) bad(loc, name, std::string("expected ") + cls_name + " values");
+  Id space(H5Dget_space(ds));
+  if (H5Sget_simple_extent_ndims(space) != rank) bad(loc, name, "expected " + std::to_string(rank) + " dimension(s)");
+  dims.assign(static_cast<size_t>(rank), 0);
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return ds;
+}
+
+size_t count_of(const std::vector<hsize_t>& dims) {
+  size_t n = 1;
+  for (hsize_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+std::vector<double> read_doubles(hid_t loc, const std::string& name, std::vector<hsize_t>& dims, int rank = 1) {
+  Id ds = open_dataset(loc, name, H5T_FLOAT, rank, dims);
+  std::vector<double> v(count_of(dims));
+  if (!v.empty() && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    bad(loc, name, "cannot be read (damaged file?)");
+  return v;
+}
+std::vector<double> read_doubles(hid_t loc, const std::string& name) {
+  std::vector<hsize_t> dims;
+  return read_doubles(loc, name, dims);
+}
+
+std::vector<int64_t> read_int64s(hid_t loc, const std::string& name) {
+  std::vector<hsize_t> dims;
+  Id ds = open_dataset(loc, name, H5T_INTEGER, 1, dims);
+  std::vector<int64_t> v(count_of(dims));
+  if (!v.empty() && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    bad(loc, name, "cannot be read (damaged file?)");
+  return v;
+}
+
+std::vector<std::string> read_strings(hid_t loc, const std::string& name) {
+  std::vector<hsize_t> dims;
+  Id ds = open_dataset(loc, name, H5T_STRING, 1, dims);
+  Id file_type(H5Dget_type(ds));
+  if (H5Tis_variable_str(file_type) <= 0) bad(loc, name, "expected variable-length strings");
+  std::vector<char*> ptrs(count_of(dims), nullptr);
+  std::vector<std::string> out;
+  if (ptrs.empty()) return out;
+  Id mem = string_type();
+  if (H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0) bad(loc, name, "cannot be read (damaged file?)");
+  for (char* p : ptrs) out.emplace_back(p ? p : "");
+  Id space(H5Dget_space(ds));
+  reclaim(mem, space, ptrs.data());
+  return out;
+}
+
+// Opens an existing file read-only; ResultsError when it is missing or not (cleanly) HDF5.
+Id open_results_file(const std::string& path, const char* what) {
+  model::silence_hdf5_errors();
+  std::error_code ec;
+  const std::string head = std::string(what) + " " + path + ": ";
+  if (!std::filesystem::exists(path, ec)) throw ResultsError(head + "no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw ResultsError(head + "not a regular file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw ResultsError(head + "not an HDF5 file (empty or damaged?)");
+  Id f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f.valid()) throw ResultsError(head + "cannot be opened as HDF5 (truncated or damaged)");
+  return f;
+}
+
+void check_format_version(hid_t file) {
+  const int64_t v = read_int_attr(file, "format_version");
+  if (v != kResultsFormatVersion)
+    bad_attr(file, "format_version", "is " + std::to_string(v) + "; this srbench reads format " +
+                                     std::to_string(kResultsFormatVersion));
+}
+
+// Names of the links directly under `group`, in name order.
+std::vector<std::string> child_names(hid_t group) {
+  H5G_info_t info;
+  if (H5Gget_info(group, &info) < 0) throw ResultsError(where(group) + ": cannot list its members");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t n = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (n < 0) throw ResultsError(where(group) + ": cannot list its members");
+    std::string name(static_cast<size_t>(n) + 1, '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+    name.resize(static_cast<size_t>(n));
+    names.push_back(name);
+  }
+  return names;
+}
+
+// ---- the /summary table ---------------------------------------------------------------------
+
+// A /summary row as HDF5 reads and writes it (variable-length strings are char*).
+struct SummaryRecord {
+  char* run_id;
+  char* task;
+  char* entry;
+  char* model;
+  int64_t seed;
+  char* grid;
+  char* status;
+  double id_acc, ood_length_acc, shift_acc, shortcut_gap;
+  int64_t steps_to_target;
+  double final_train_loss, wall_s, tokens_per_s;
+};
+
+Id summary_memory_type() {
+  Id str = string_type();
+  Id t(H5Tcreate(H5T_COMPOUND, sizeof(SummaryRecord)));
+  auto str_field = [&](const char* name, size_t off) { H5Tinsert(t, name, off, str); };
+  auto int_field = [&](const char* name, size_t off) { H5Tinsert(t, name, off, H5T_NATIVE_INT64); };
+  auto dbl_field = [&](const char* name, size_t off) { H5Tinsert(t, name, off, H5T_NATIVE_DOUBLE); };
+  str_field("run_id", offsetof(SummaryRecord, run_id));
+  str_field("task", offsetof(SummaryRecord, task));
+  str_field("entry", offsetof(SummaryRecord, entry));
+  str_field("model", offsetof(SummaryRecord, model));
+  int_field("seed", offsetof(SummaryRecord, seed));
+  str_field("grid", offsetof(SummaryRecord, grid));
+  str_field("status", offsetof(SummaryRecord, status));
+  dbl_field("id_acc", offsetof(SummaryRecord, id_acc));
+  dbl_field("ood_length_acc", offsetof(SummaryRecord, ood_length_acc));
+  dbl_field("shift_acc", offsetof(SummaryRecord, shift_acc));
+  dbl_field("shortcut_gap", offsetof(SummaryRecord, shortcut_gap));
+  int_field("steps_to_target", offsetof(SummaryRecord, steps_to_target));
+  dbl_field("final_train_loss", offsetof(SummaryRecord, final_train_loss));
+  dbl_field("wall_s", offsetof(SummaryRecord, wall_s));
+  dbl_field("tokens_per_s", offsetof(SummaryRecord, tokens_per_s));
+  return t;
+}
+
+void write_summary(hid_t file, const std::vector<SummaryRow>& rows) {
+  std::vector<SummaryRecord> recs;
+  auto text = [](const std::string& s) { return const_cast<char*>(s.c_str()); };  // only read by H5Dwrite
+  for (const auto& r : rows)
+    recs.push_back({text(r.run_id), text(r.task), text(r.entry), text(r.model), r.seed, text(r.grid), text(r.status),
+                    r.id_acc, r.ood_length_acc, r.shift_acc, r.shortcut_gap, r.steps_to_target, r.final_train_loss,
+                    r.wall_s, r.tokens_per_s});
+  Id mem = summary_memory_type();
+  Id file_type(H5Tcopy(mem));
+  H5Tpack(file_type);
+  write_array(file, "summary", file_type, mem, recs.data(), {recs.size()});
+}
+
+std::vector<SummaryRow> read_summary(hid_t file) {
+  std::vector<hsize_t> dims;
+  Id ds = open_dataset(file, "summary", H5T_COMPOUND, 1, dims);
+  Id mem = summary_memory_type();
+  std::vector<SummaryRecord> recs(count_of(dims));
+  std::vector<SummaryRow> rows;
+  if (recs.empty()) return rows;
+  if (H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, recs.data()) < 0)
+    bad(file, "summary", "cannot be read as srbench's summary table (missing fields or damaged?)");
+  auto str = [](const char* p) { return std::string(p ? p : ""); };
+  for (const auto& r : recs)
+    rows.push_back({str(r.run_id), str(r.task), str(r.entry), str(r.model), r.seed, str(r.grid), str(r.status),
+                    r.id_acc, r.ood_length_acc, r.shift_acc, r.shortcut_gap, r.steps_to_target, r.final_train_loss,
+                    r.wall_s, r.tokens_per_s});
+  Id space(H5Dget_space(ds));
+  reclaim(mem, space, recs.data());
+  return rows;
+}
+
+}  // namespace
+
+std::string utc_timestamp_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// ---- one run --------------------------------------------------------------------------------
+
+void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpoint) {
+  if (r.run_id.empty()) throw std::runtime_error("write_run_group: the run has no run_id");
+  Id runs(has_link(file, "runs") ? H5Gopen2(file, "runs", H5P_DEFAULT) : H5Gcreate2(file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!runs.valid()) write_failed(file, "runs");
+  Id g = create_group(runs, r.run_id);
+
+  write_attr(g, "config", r.config_yaml);
+  write_attr(g, "task", r.task);
+  write_attr(g, "entry", r.entry);
+  write_attr(g, "model", r.model);
+  write_attr(g, "grid", r.grid);
+  write_attr(g, "seed", static_cast<int64_t>(r.seed));
+  write_attr(g, "status", r.status);
+  write_attr(g, "message", r.message);
+  write_attr(g, "wall_s", r.wall_s);
+  write_attr(g, "tokens_per_s", r.tokens_per_s);
+  write_attr(g, "id_acc", r.metrics.id_acc);
+  write_attr(g, "ood_length_acc", r.metrics.ood_length_acc);
+  write_attr(g, "shift_acc", r.metrics.shift_acc);
+  write_attr(g, "shortcut_gap", r.metrics.shortcut_gap);
+  write_attr(g, "steps_to_target", r.metrics.steps_to_target);
+  write_attr(g, "final_train_loss", r.metrics.final_train_loss);
+  write_attr(g, "bits_per_byte", static_cast<int64_t>(r.bits_per_byte ? 1 : 0));
+
+  {
+    Id curve = create_group(g, "curve");
+    std::vector<int64_t> step;
+    std::vector<double> train_loss, val_acc, lr, grad_norm;
+    for (const auto& p : r.curve) {
+      step.push_back(p.step);
+      train_loss.push_back(p.train_loss);
+      val_acc.push_back(p.val_acc);
+      lr.push_back(p.lr);
+      grad_norm.push_back(p.grad_norm);
+    }
+    write_int64s(curve, "step", step);
+    write_doubles(curve, "train_loss", train_loss);
+    write_doubles(curve, "val_acc", val_acc);
+    write_doubles(curve, "lr", lr);
+    write_doubles(curve, "grad_norm", grad_norm);
+  }
+  {
+    Id eval = create_group(g, "eval");
+    std::vector<int64_t> length, condition;
+    std::vector<double> loss, token_acc, seq_acc;
+    for (const auto& e : r.eval) {
+      length.push_back(e.length);
+      condition.push_back(e.condition);
+      loss.push_back(e.loss);
+      token_acc.push_back(e.token_acc);
+      seq_acc.push_back(e.seq_acc);
+    }
+    write_int64s(eval, "length", length);
+    write_int64s(eval, "condition", condition);
+    write_doubles(eval, "loss", loss);
+    write_doubles(eval, "token_acc", token_acc);
+    write_doubles(eval, "seq_acc", seq_acc);
+    if (!r.conditions.empty() && r.conditions[0] != "id")
+      throw std::runtime_error("write_run_group: run " + r.run_id + ": the first condition must be \"id\", got \"" +
+                               r.conditions[0] + "\"");
+    for (const auto& e : r.eval)
+      if (e.condition < 0 || static_cast<size_t>(e.condition) >= std::max<size_t>(1, r.conditions.size()))
+        throw std::runtime_error("write_run_group: run " + r.run_id + ": an eval row has condition " +
+                                 std::to_string(e.condition) + " but there are " +
+                                 std::to_string(r.conditions.size()) + " conditions");
+    write_strings(eval, "conditions", r.conditions.empty() ? std::vector<std::string>{"id"} : r.conditions);
+  }
+  if (!r.diag.empty()) {
+    const auto& d = r.diag;
+    const auto L = static_cast<size_t>(d.layers), H = static_cast<size_t>(d.heads);
+    if (d.attn_entropy.size() != L * H || d.attn_max.size() != L * H || d.value_entropy.size() != L ||
+        d.hidden_entropy.size() != L)
+      throw std::runtime_error("write_run_group: run " + r.run_id + ": diagnostics do not match layers " +
+                               std::to_string(L) + " × heads " + std::to_string(H));
+    Id diag = create_group(g, "diag");
+    write_doubles(diag, "attn_entropy", d.attn_entropy, {L, H});
+    write_doubles(diag, "attn_max", d.attn_max, {L, H});
+    write_doubles(diag, "value_entropy", d.value_entropy);
+    write_doubles(diag, "hidden_entropy", d.hidden_entropy);
+  }
+  if (checkpoint) {
+    Id ck = create_group(g, "checkpoint");
+    model::write_checkpoint(ck, *checkpoint);
+  }
+}
+
+void write_run_file(const std::string& path, const RunResult& result, const std::string& suite_yaml,
+                    const model::Model* checkpoint) {
+  write_atomically(path, [&](hid_t file) {
+    write_root_attributes(file, suite_yaml);
+    write_run_group(file, result, checkpoint);
+  });
+}
+
+RunResult read_run_group(hid_t file, const std::string& run_id) {
+  Id runs = open_group(file, "runs");
+  Id g = open_group(runs, run_id);
+  RunResult r;
+  r.run_id = run_id;
+  r.config_yaml = read_string_attr(g, "config");
+  r.task = read_string_attr(g, "task");
+  r.entry = read_string_attr(g, "entry");
+  r.model = read_string_attr(g, "model");
+  r.grid = read_string_attr(g, "grid");
+  r.seed = static_cast<uint64_t>(read_int_attr(g, "seed"));
+  r.status = read_string_attr(g, "status");
+  r.message = read_string_attr(g, "message");
+  r.wall_s = read_double_attr(g, "wall_s");
+  r.tokens_per_s = read_double_attr(g, "tokens_per_s");
+  r.metrics.id_acc = read_double_attr(g, "id_acc");
+  r.metrics.ood_length_acc = read_double_attr(g, "ood_length_acc");
+  r.metrics.shift_acc = read_double_attr(g, "shift_acc");
+  r.metrics.shortcut_gap = read_double_attr(g, "shortcut_gap");
+  r.metrics.steps_to_target = read_int_attr(g, "steps_to_target");
+  r.metrics.final_train_loss = read_double_attr(g, "final_train_loss");
+  r.bits_per_byte = read_int_attr(g, "bits_per_byte") != 0;
+
+  {
+    Id curve = open_group(g, "curve");
+    const auto step = read_int64s(curve, "step");
+    const auto train_loss = read_doubles(curve, "train_loss");
+    const auto val_acc = read_doubles(curve, "val_acc");
+    const auto lr = read_doubles(curve, "lr");
+    const auto grad_norm = read_doubles(curve, "grad_norm");
+    const size_t n = step.size();
+    if (train_loss.size() != n || val_acc.size() != n || lr.size() != n || grad_norm.size() != n)
+      throw ResultsError(where(curve) + ": step, train_loss, val_acc, lr and grad_norm differ in length");
+    for (size_t i = 0; i < n; ++i) r.curve.push_back({step[i], train_loss[i], val_acc[i], lr[i], grad_norm[i]});
+  }
+  {
+    Id eval = open_group(g, "eval");
+    const auto length = read_int64s(eval, "length");
+    const auto condition = read_int64s(eval, "condition");
+    const auto loss = read_doubles(eval, "loss");
+    const auto token_acc = read_doubles(eval, "token_acc");
+    const auto seq_acc = read_doubles(eval, "seq_acc");
+    r.conditions = read_strings(eval, "conditions");
+    const size_t n = length.size();
+    if (condition.size() != n || loss.size() != n || token_acc.size() != n || seq_acc.size() != n)
+      throw ResultsError(where(eval) + ": length, condition, loss, token_acc and seq_acc differ in length");
+    if (r.conditions.empty() || r.conditions[0] != "id")
+      throw ResultsError(where(eval, "conditions") + ": the first condition must be \"id\"");
+    for (size_t i = 0; i < n; ++i) {
+      if (condition[i] < 0 || static_cast<size_t>(condition[i]) >= r.conditions.size())
+        throw ResultsError(where(eval, "condition") + ": row " + std::to_string(i) + " has condition " +
+                           std::to_string(condition[i]) + ", outside [0, " + std::to_string(r.conditions.size()) + ")");
+      r.eval.push_back({length[i], condition[i], loss[i], token_acc[i], seq_acc[i]});
+    }
+  }
+  if (has_link(g, "diag")) {
+    Id diag = open_group(g, "diag");
+    std::vector<hsize_t> dims;
+    r.diag.attn_entropy = read_doubles(diag, "attn_entropy", dims, 2);
+    r.diag.layers = static_cast<int>(dims[0]);
+    r.diag.heads = static_cast<int>(dims[1]);
+    std::vector<hsize_t> dims2;
+    r.diag.attn_max = read_doubles(diag, "attn_max", dims2, 2);
+    r.diag.value_entropy = read_doubles(diag, "value_entropy");
+    r.diag.hidden_entropy = read_doubles(diag, "hidden_entropy");
+    const auto L = static_cast<size_t>(r.diag.layers);
+    if (dims2 != dims || r.diag.value_entropy.size() != L || r.diag.hidden_entropy.size() != L)
+      throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
+                         "[layers] disagree in shape");
+  }
+  return r;
+}
+
+RunResult read_run_file(const std::string& path, std::string* suite_yaml) {
+  Id file = open_results_file(path, "run file");
+  check_format_version(file);
+  const std::string suite = read_string_attr(file, "suite");
+  Id runs = open_group(file, "runs");
+  const auto names = child_names(runs);
+  if (names.size() != 1)
+    throw ResultsError(where(runs) + ": a run file holds exactly one run, this one has " + std::to_string(names.size()));
+  RunResult r = read_run_group(file, names[0]);
+  if (suite_yaml) *suite_yaml = suite;
+  return r;
+}
+
+// ---- the suite file -------------------------------------------------------------------------
+
+SummaryRow summary_row(const RunResult& r) {
+  return {r.run_id, r.task, r.entry, r.model, static_cast<int64_t>(r.seed), r.grid, r.status,
+          r.metrics.id_acc, r.metrics.ood_length_acc, r.metrics.shift_acc, r.metrics.shortcut_gap,
+          r.metrics.steps_to_target, r.metrics.final_train_loss, r.wall_s, r.tokens_per_s};
+}
+
+void write_suite_file(const std::string& out_path, const std::string& suite_yaml,
+                      const std::vector<std::string>& run_file_paths) {
+  // Read every run first: a damaged run file stops us before anything is written.
+  std::vector<SummaryRow> rows;
+  std::set<std::string> seen;
+  for (const auto& path : run_file_paths) {
+    rows.push_back(summary_row(read_run_file(path)));
+    if (!seen.insert(rows.back().run_id).second)
+      throw ResultsError("run file " + path + ": run " + rows.back().run_id + " is given twice");
+  }
+  write_atomically(out_path, [&](hid_t file) {
+    write_root_attributes(file, suite_yaml);
+    write_summary(file, rows);
+    Id runs = create_group(file, "runs");
+    for (size_t i = 0; i < run_file_paths.size(); ++i) {
+      Id src = open_results_file(run_file_paths[i], "run file");
+      const std::string from = "/runs/" + rows[i].run_id;
+      if (H5Ocopy(src, from.c_str(), runs, rows[i].run_id.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+        throw std::runtime_error("cannot copy " + run_file_paths[i] + ":" + from + " into " + out_path);
+    }
+  });
+}
+
+SuiteFile read_suite_file(const std::string& path) {
+  Id file = open_results_file(path, "suite file");
+  SuiteFile s;
+  if (!has_link(file, "summary") || !has_link(file, "runs"))
+    throw ResultsError("suite file " + path + ": not an srbench suite file (it lacks /summary or /runs; a run file "
+                       "from <dir>/<suite>/runs/ is joined into one by `srbench merge`)");
+  check_format_version(file);
+  s.format_version = kResultsFormatVersion;
+  s.suite_yaml = read_string_attr(file, "suite");
+  s.srbench_version = read_string_attr(file, "srbench_version");
+  s.created = read_string_attr(file, "created");
+  s.summary = read_summary(file);
+  for (const auto& row : s.summary) s.runs.push_back(read_run_group(file, row.run_id));
+  return s;
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,70 @@
+// What one run produces (harness.md, "What a run measures"): its training curve, the final
+// evaluation rows, the metrics derived from them, diagnostics and status. The trainer fills it;
+// results_h5 writes and reads it; the report aggregates it across seeds.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace srbench::harness {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct CurvePoint {
+  int64_t step = 0;          // steps done when measured (eval_every, 2·eval_every, …, and the last)
+  double train_loss = kNaN;  // mean train loss since the previous point
+  double val_acc = kNaN;     // seq_acc on the fixed validation set
+  double lr = kNaN;          // learning rate of the last step
+  double grad_norm = kNaN;   // gradient norm (before clipping) of the last step
+};
+
+struct EvalRow {
+  int64_t length = 0;
+  int64_t condition = 0;     // index into RunResult::conditions (0 = "id")
+  double loss = kNaN;        // mean cross-entropy over scored positions (bits per byte: / ln 2)
+  double token_acc = kNaN;   // over scored positions
+  double seq_acc = kNaN;     // fraction of examples with every scored position right
+};
+
+// Derived per run; NaN where undefined.
+struct RunMetrics {
+  double id_acc = kNaN;
+  double ood_length_acc = kNaN;
+  double shift_acc = kNaN;
+  double shortcut_gap = kNaN;
+  int64_t steps_to_target = -1;
+  double final_train_loss = kNaN;
+};
+
+// Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").
+struct Diagnostics {
+  int layers = 0, heads = 0;
+  std::vector<double> attn_entropy;    // [layers·heads], row-major
+  std::vector<double> attn_max;        // [layers·heads]
+  std::vector<double> value_entropy;   // [layers]
+  std::vector<double> hidden_entropy;  // [layers]
+  bool empty() const { return layers == 0; }
+};
+
+struct RunResult {
+  // identity (copied from the RunSpec)
+  std::string run_id, task, entry, model, grid;
+  uint64_t seed = 0;
+  std::string config_yaml;            // the resolved config of the run
+  // outcome
+  std::string status = "ok";          // ok | diverged | failed
+  std::string message;                // why, for diverged / failed
+  double wall_s = 0;
+  double tokens_per_s = kNaN;
+  std::vector<CurvePoint> curve;
+  std::vector<std::string> conditions = {"id"};  // 0 = "id", then shifts ("p1=0.9"), modadd: "train"
+  std::vector<EvalRow> eval;
+  RunMetrics metrics;
+  Diagnostics diag;
+  bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
+};
+
+}  // namespace srbench::harness

@@ -1,0 +1,197 @@
+#include "harness/sweep.hpp"
+
+#include <omp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "harness/results.hpp"
+#include "harness/trainer.hpp"
+
+namespace fs = std::filesystem;
+
+namespace srbench::harness {
+
+std::string runs_dir_for(const std::string& out, const std::string& suite_name) {
+  fs::path dir = fs::path(out).parent_path();
+  if (dir.empty()) dir = ".";
+  return (dir / suite_name / "runs").string();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string run_file(const std::string& runs_dir, const RunSpec& r) { return runs_dir + "/" + r.id + ".h5"; }
+
+bool finished(const std::string& path) {
+  if (!fs::exists(path)) return false;
+  try {
+    read_run_file(path);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string fmt_acc(double v) {
+  if (std::isnan(v)) return "  -  ";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string fmt_duration(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
+  return buf;
+}
+
+// In the child: train, write the run file, exit. Never returns.
+[[noreturn]] void child_run(const Suite& suite, const RunSpec& spec, const std::string& path, int threads) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its runs with it
+  if (getppid() == 1) _exit(3);
+  omp_set_num_threads(threads);
+  int code = 0;
+  try {
+    std::unique_ptr<model::Model> trained;
+    const RunResult r = run_training(spec, spec.train.save_checkpoint ? &trained : nullptr);
+    write_run_file(path, r, suite.text, trained.get());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srbench sweep: run %s: cannot write its result: %s\n", spec.id.c_str(), e.what());
+    code = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+// A run whose process died without leaving a readable file.
+RunResult failed_result(const RunSpec& spec, const std::string& message, double wall_s) {
+  RunResult r;
+  r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
+  r.seed = spec.seed;
+  r.config_yaml = spec.resolved_yaml;
+  r.status = "failed";
+  r.message = message;
+  r.wall_s = wall_s;
+  return r;
+}
+
+}  // namespace
+
+int run_sweep(const Suite& suite, const SweepOptions& opts) {
+  const std::string runs_dir = runs_dir_for(opts.out, suite.name);
+  std::vector<const RunSpec*> mine;
+  for (const auto& r : suite.runs)
+    if (static_cast<int>(r.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index) mine.push_back(&r);
+
+  std::vector<const RunSpec*> todo;
+  size_t already = 0;
+  for (const RunSpec* r : mine) {
+    if (finished(run_file(runs_dir, *r))) ++already;
+    else todo.push_back(r);
+  }
+
+  if (opts.dry_run) {
+    std::cout << "suite " << suite.name << ": " << suite.runs.size() << " runs";
+    if (opts.shard_count > 1) std::cout << ", shard " << opts.shard_index << "/" << opts.shard_count << ": " << mine.size();
+    std::cout << " (" << already << " finished, " << todo.size() << " to run); results in " << runs_dir << "\n";
+    for (const RunSpec* r : mine) {
+      std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
+      if (!r->grid.empty()) std::cout << "  " << r->grid;
+      std::cout << (finished(run_file(runs_dir, *r)) ? "  [done]" : "") << "\n";
+    }
+    return 0;
+  }
+
+  fs::create_directories(runs_dir);
+  for (const auto& entry : fs::directory_iterator(runs_dir))  // leftovers of killed runs
+    if (entry.path().filename().string().find(".tmp") != std::string::npos) {
+      std::error_code ec;
+      fs::remove(entry.path(), ec);
+    }
+
+  const size_t total = mine.size();
+  size_t done = already, bad = 0, started = 0;
+  std::cout << "sweep " << suite.name << ": " << total << " runs";
+  if (opts.shard_count > 1) std::cout << " (shard " << opts.shard_index << "/" << opts.shard_count << ")";
+  std::cout << ", " << already << " already finished, " << todo.size() << " to run, " << opts.jobs << " at a time, "
+            << opts.threads << " thread(s) each\n" << std::flush;
+
+  const auto start = Clock::now();
+  std::map<pid_t, std::pair<const RunSpec*, Clock::time_point>> running;
+  size_t next = 0, finished_here = 0;
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < opts.jobs) {
+      const RunSpec* spec = todo[next++];
+      std::cout.flush();
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error("fork failed: cannot start a run process");
+      if (pid == 0) child_run(suite, *spec, run_file(runs_dir, *spec), opts.threads);
+      running[pid] = {spec, Clock::now()};
+      ++started;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const RunSpec& spec = *it->second.first;
+    const double run_s = std::chrono::duration<double>(Clock::now() - it->second.second).count();
+    running.erase(it);
+    const std::string path = run_file(runs_dir, spec);
+    RunResult r;
+    try {
+      r = read_run_file(path);
+    } catch (const std::exception&) {
+      std::string why = WIFSIGNALED(status) ? "the run process was killed by signal " + std::to_string(WTERMSIG(status))
+                                            : "the run process exited with code " + std::to_string(WEXITSTATUS(status));
+      r = failed_result(spec, why + " before writing its result", run_s);
+      write_run_file(path, r, suite.text, nullptr);
+    }
+    ++done, ++finished_here;
+    if (r.status != "ok") ++bad;
+    if (!opts.quiet) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      const double eta = elapsed / static_cast<double>(finished_here) * static_cast<double>(total - done);
+      std::cout << "[" << done << "/" << total << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed;
+      if (!spec.grid.empty()) std::cout << "  " << spec.grid;
+      std::cout << "  id=" << fmt_acc(r.metrics.id_acc) << " ood=" << fmt_acc(r.metrics.ood_length_acc)
+                << " shift=" << fmt_acc(r.metrics.shift_acc) << "  " << fmt_duration(r.wall_s) << "  " << r.status;
+      if (r.status != "ok") std::cout << " (" << r.message << ")";
+      std::cout << "\n  progress: " << done << "/" << total << " done, elapsed " << fmt_duration(elapsed) << ", ETA "
+                << fmt_duration(eta) << "\n" << std::flush;
+    }
+  }
+
+  if (opts.shard_count == 1) {
+    std::vector<std::string> files;
+    for (const auto& r : suite.runs)
+      if (fs::exists(run_file(runs_dir, r))) files.push_back(run_file(runs_dir, r));
+    write_suite_file(opts.out, suite.text, files);
+    std::cout << "wrote " << opts.out << " (" << files.size() << " runs)";
+  } else {
+    std::cout << "shard " << opts.shard_index << "/" << opts.shard_count << " done; join the shards with: srbench merge "
+              << fs::path(runs_dir).parent_path().string() << " --out " << opts.out;
+  }
+  std::cout << (bad ? ", " + std::to_string(bad) + " run(s) failed or diverged" : "") << "\n";
+  return static_cast<int>(bad);
+}
+
+}  // namespace srbench::harness

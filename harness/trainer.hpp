@@ -1,0 +1,40 @@
+// One run, start to finish: build the task and the model from a resolved RunSpec, train with
+// periodic validation, evaluate at every length and condition, derive the metrics.
+//
+// Data (harness.md, "Seeds"): the run seed drives initialisation, the training examples drawn
+// from the unbounded generator and the batch order; data_seed drives the finite training set,
+// modadd's split, the validation set and the evaluation sets, so every seed is judged on the
+// same examples.
+#pragma once
+
+#include <memory>
+
+#include "harness/run_result.hpp"
+#include "harness/suite.hpp"
+#include "model/model.hpp"
+#include "tasks/task.hpp"
+
+namespace srbench::harness {
+
+// Right-padded batches of examples (padding: token 0, target −1).
+struct Batch {
+  int B = 0, T = 0;
+  std::vector<int32_t> tokens, targets;  // [B,T]
+  int64_t real_tokens = 0;               // non-padding positions
+  void assemble(const std::vector<tasks::Example>& examples);
+};
+
+// Accuracy and loss of a model on a list of examples (forward only, batches of `batch`).
+struct EvalScore {
+  double loss = kNaN;       // mean cross-entropy over scored positions
+  double token_acc = kNaN;  // over scored positions
+  double seq_acc = kNaN;    // every scored position right (argmax)
+  int64_t examples = 0, scored = 0;
+};
+EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64);
+
+// Trains and evaluates one run. Never throws for a failing run: the status says `failed` (with
+// the message) or `diverged`. If `trained` is given, it receives the final model.
+RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained = nullptr);
+
+}  // namespace srbench::harness

@@ -1,0 +1,53 @@
+// Float erf and exp for elementwise loops (internal to model/). Plain code with std::fma, so the
+// compiler's vectorised loop body and its scalar remainder compute bit-identical values: results
+// do not depend on a buffer's alignment (unlike Eigen's array erf/exp, whose unaligned head falls
+// back to libm). Accuracy: a few ulp.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace srbench::model::fastmath {
+
+// erf(x), Eigen's rational approximation (generic_fast_erf_float): odd numerator of degree 13,
+// even denominator of degree 8, inputs clamped to [-4, 4] (erf is ±1 in float beyond).
+inline float erf(float a) {
+  const float x = std::min(4.0f, std::max(-4.0f, a));
+  const float x2 = x * x;
+  float p = std::fma(x2, -2.72614225801306e-10f, 2.77068142495902e-08f);
+  p = std::fma(x2, p, -2.10102402082508e-06f);
+  p = std::fma(x2, p, -5.69250639462346e-05f);
+  p = std::fma(x2, p, -7.34990630326855e-04f);
+  p = std::fma(x2, p, -2.95459980854025e-03f);
+  p = std::fma(x2, p, -1.60960333262415e-02f);
+  p = x * p;
+  float q = std::fma(x2, -1.45660718464996e-05f, -2.13374055278905e-04f);
+  q = std::fma(x2, q, -1.68282697438203e-03f);
+  q = std::fma(x2, q, -7.37332916720468e-03f);
+  q = std::fma(x2, q, -1.42647390514189e-02f);
+  return p / q;
+}
+
+// exp(x) for x <= 0 (Cephes expf): x = n·ln2 + r, |r| <= ln2/2, exp(r) by a degree-7 polynomial,
+// times 2^n built in the exponent bits. Inputs below -87 give exp(-87) ≈ 1.6e-38 (not 0).
+inline float exp_nonpositive(float x) {
+  x = std::max(x, -87.0f);
+  // n = round(x·log2 e): 0.5 − x·log2 e > 0, so truncation is floor (and, unlike std::floor,
+  // vectorises).
+  const float n = -static_cast<float>(static_cast<int32_t>(std::fma(x, -1.44269504088896341f, 0.5f)));
+  float r = std::fma(n, -0.693359375f, x);
+  r = std::fma(n, 2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  const float y = std::fma(p, r * r, r) + 1.0f;
+  const float scale = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
+  return y * scale;
+}
+
+}  // namespace srbench::model::fastmath

@@ -1,0 +1,444 @@
+#include "model/layers.hpp"
+
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "model/fastmath.hpp"
+
+namespace srbench::model {
+
+namespace {
+
+template <typename S>
+using MatR = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename S>
+using MapR = Eigen::Map<MatR<S>>;
+template <typename S>
+using MapRC = Eigen::Map<const MatR<S>>;
+// A row-major matrix view whose rows are `stride` apart (a column slice of a wider matrix).
+template <typename S>
+using StridedR = Eigen::Map<MatR<S>, 0, Eigen::OuterStride<>>;
+template <typename S>
+using StridedRC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
+
+// Fixed chunk sizes: results never depend on the thread count.
+constexpr int kRowChunk = 256; // rows of an activation per GEMM chunk
+constexpr int kColChunk = 128; // output features per weight-gradient chunk
+
+// Below this many multiply-adds a loop runs on one thread (a parallel region costs more); the
+// chunks and hence the results are the same either way.
+constexpr int64_t kMinParallelWork = 1 << 16;
+
+inline int chunks(int n, int chunk) { return (n + chunk - 1) / chunk; }
+
+constexpr double kNormEps = 1e-5;
+
+// erf, and exp of arguments <= 0 (softmax, GeLU'): fastmath for float (vectorisable, the same
+// bits whatever the alignment), libm for double.
+template <typename S>
+inline S erf_(S x) {
+  if constexpr (std::is_same_v<S, float>) return fastmath::erf(x);
+  else return std::erf(x);
+}
+template <typename S>
+inline S exp_nonpositive_(S x) {
+  if constexpr (std::is_same_v<S, float>) return fastmath::exp_nonpositive(x);
+  else return std::exp(x);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+template <typename S>
+void encoder_forward(S* out, const int32_t* tokens, const S* tok_emb, const S* pos, int B, int T, int C) {
+  const int N = B * T;
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    S* o = out + static_cast<int64_t>(n) * C;
+    const S* e = tok_emb + static_cast<int64_t>(tokens[n]) * C;
+    if (pos) {
+      const S* p = pos + static_cast<int64_t>(n % T) * C;
+      for (int c = 0; c < C; ++c) o[c] = e[c] + p[c];
+    } else {
+      for (int c = 0; c < C; ++c) o[c] = e[c];
+    }
+  }
+}
+
+template <typename S>
+void encoder_backward(S* dtok_emb, S* dpos, const S* dout, const int32_t* tokens, int B, int T, int C) {
+  // d(out[n]) / d(tok_emb[tokens[n]]) = 1: scatter-add in row order (rows may share a token).
+  const int N = B * T;
+  for (int n = 0; n < N; ++n) {
+    S* d = dtok_emb + static_cast<int64_t>(tokens[n]) * C;
+    const S* g = dout + static_cast<int64_t>(n) * C;
+    for (int c = 0; c < C; ++c) d[c] += g[c];
+  }
+  if (!dpos) return;
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int t = 0; t < T; ++t) {
+    S* d = dpos + static_cast<int64_t>(t) * C;
+    for (int b = 0; b < B; ++b) {
+      const S* g = dout + (static_cast<int64_t>(b) * T + t) * C;
+      for (int c = 0; c < C; ++c) d[c] += g[c];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+template <typename S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    S m = 0;
+    for (int c = 0; c < C; ++c) m += x[c];
+    m /= C;
+    S v = 0;
+    for (int c = 0; c < C; ++c) v += (x[c] - m) * (x[c] - m);
+    v /= C;
+    const S s = S(1) / std::sqrt(v + S(kNormEps));
+    S* o = out + static_cast<int64_t>(n) * C;
+    for (int c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
+    mean[n] = m;
+    rstd[n] = s;
+  }
+}
+
+template <typename S>
+void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                        const S* mean, const S* rstd, int N, int C) {
+  // out = xhat·w + b, xhat = (x − mean)·rstd:
+  // dx = rstd·(w·dout − mean(w·dout) − xhat·mean(w·dout·xhat)).
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    const S* g = dout + static_cast<int64_t>(n) * C;
+    const S m = mean[n], s = rstd[n];
+    S a = 0, b = 0;
+    for (int c = 0; c < C; ++c) {
+      const S wg = weight[c] * g[c];
+      a += wg;
+      b += wg * (x[c] - m) * s;
+    }
+    a /= C;
+    b /= C;
+    S* dx = dinp + static_cast<int64_t>(n) * C;
+    for (int c = 0; c < C; ++c) dx[c] += s * (weight[c] * g[c] - a - (x[c] - m) * s * b);
+  }
+  // dw += Σ_n dout·xhat, db += Σ_n dout: rows in order.
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    const S* g = dout + static_cast<int64_t>(n) * C;
+    const S m = mean[n], s = rstd[n];
+    for (int c = 0; c < C; ++c) {
+      dweight[c] += g[c] * (x[c] - m) * s;
+      dbias[c] += g[c];
+    }
+  }
+}
+
+template <typename S>
+void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C) {
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    S ss = 0;
+    for (int c = 0; c < C; ++c) ss += x[c] * x[c];
+    const S s = S(1) / std::sqrt(ss / C + S(kNormEps));
+    S* o = out + static_cast<int64_t>(n) * C;
+    for (int c = 0; c < C; ++c) o[c] = x[c] * s * weight[c];
+    rstd[n] = s;
+  }
+}
+
+template <typename S>
+void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S* weight, const S* rstd,
+                      int N, int C) {
+  // out = w·x·r, r = (mean(x²) + eps)^(−1/2): dx = r·w·dout − x·r³·mean(x·w·dout).
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    const S* g = dout + static_cast<int64_t>(n) * C;
+    const S s = rstd[n];
+    S a = 0;
+    for (int c = 0; c < C; ++c) a += x[c] * weight[c] * g[c];
+    a /= C;
+    S* dx = dinp + static_cast<int64_t>(n) * C;
+    for (int c = 0; c < C; ++c) dx[c] += s * weight[c] * g[c] - x[c] * s * s * s * a;
+  }
+  for (int n = 0; n < N; ++n) {
+    const S* x = inp + static_cast<int64_t>(n) * C;
+    const S* g = dout + static_cast<int64_t>(n) * C;
+    const S s = rstd[n];
+    for (int c = 0; c < C; ++c) dweight[c] += g[c] * x[c] * s;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+template <typename S>
+void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
+  const MapRC<S> W(weight, OC, C);
+  const int nc = chunks(N, kRowChunk);
+  const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int i = 0; i < nc; ++i) {
+    const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
+    const MapRC<S> X(inp + static_cast<int64_t>(r0) * C, rows, C);
+    MapR<S> Y(out + static_cast<int64_t>(r0) * OC, rows, OC);
+    if (bias) {  // start from the bias: the product then adds to it (no separate zeroing pass)
+      Y.rowwise() = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(bias, OC);
+      Y.noalias() += X * W.transpose();
+    } else {
+      Y.noalias() = X * W.transpose();
+    }
+  }
+}
+
+template <typename S>
+void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, int N,
+                     int C, int OC) {
+  // out = inp·Wᵀ + b: dinp = dout·W, in row chunks.
+  if (dinp) {
+    const MapRC<S> W(weight, OC, C);
+    const int nc = chunks(N, kRowChunk);
+    const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int i = 0; i < nc; ++i) {
+      const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
+      const MapRC<S> G(dout + static_cast<int64_t>(r0) * OC, rows, OC);
+      MapR<S> dX(dinp + static_cast<int64_t>(r0) * C, rows, C);
+      dX.noalias() = G * W;
+    }
+  }
+  // dW += doutᵀ·inp and db += Σ_n dout, in chunks of output features (each a full sum over rows).
+  const MapRC<S> X(inp, N, C);
+  const int nc = chunks(OC, kColChunk);
+  const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int i = 0; i < nc; ++i) {
+    const int o0 = i * kColChunk, cols = std::min(kColChunk, OC - o0);
+    const StridedRC<S> G(dout + o0, N, cols, Eigen::OuterStride<>(OC));
+    MapR<S> dW(dweight + static_cast<int64_t>(o0) * C, cols, C);
+    dW.noalias() += G.transpose() * X;
+    if (dbias) {
+      for (int n = 0; n < N; ++n) {
+        const S* g = dout + static_cast<int64_t>(n) * OC + o0;
+        for (int c = 0; c < cols; ++c) dbias[o0 + c] += g[c];
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+// Rotates each (x_2i, x_2i+1) of the q and k parts of one row by ±angle.
+template <typename S>
+void rotate_row(S* row, const S* cs, int C, int H, S sign) {
+  const int hs = C / H, half = hs / 2;
+  for (int part = 0; part < 2; ++part) {
+    for (int h = 0; h < H; ++h) {
+      S* x = row + part * C + h * hs;
+      for (int i = 0; i < half; ++i) {
+        const S c = cs[2 * i], s = sign * cs[2 * i + 1];
+        const S a = x[2 * i], b = x[2 * i + 1];
+        x[2 * i] = a * c - b * s;
+        x[2 * i + 1] = a * s + b * c;
+      }
+    }
+  }
+}
+}  // namespace
+
+template <typename S>
+void rope_forward(S* qkv, const S* cos_sin, int B, int T, int C, int H) {
+  const int N = B * T, hs = C / H;
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n)
+    rotate_row(qkv + static_cast<int64_t>(n) * 3 * C, cos_sin + static_cast<int64_t>(n % T) * hs, C, H, S(1));
+}
+
+template <typename S>
+void rope_backward(S* dqkv, const S* cos_sin, int B, int T, int C, int H) {
+  // y = R·x with R orthogonal: dx = Rᵀ·dy, the rotation by −angle.
+  const int N = B * T, hs = C / H;
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n)
+    rotate_row(dqkv + static_cast<int64_t>(n) * 3 * C, cos_sin + static_cast<int64_t>(n % T) * hs, C, H, S(-1));
+}
+
+// ---------------------------------------------------------------------------------------------
+template <typename S>
+void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int B, int T, int C, int H) {
+  const int hs = C / H;
+  const S scale = S(1) / std::sqrt(S(hs));
+  const Eigen::OuterStride<> s3(3 * C), s1(C);
+  const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
+#pragma omp parallel for schedule(static) collapse(2) if (parallel)
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < H; ++h) {
+      const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
+      const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
+      MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
+      P.noalias() = (Q * K.transpose()) * scale;
+      const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
+      for (int i = 0; i < T; ++i) {
+        S* p = P.data() + static_cast<int64_t>(i) * T;
+        if (alibi_slopes)
+          for (int j = 0; j <= i; ++j) p[j] -= slope * S(i - j);
+        S mx = p[0];
+        for (int j = 1; j <= i; ++j) mx = std::max(mx, p[j]);
+        for (int j = 0; j <= i; ++j) p[j] = exp_nonpositive_(p[j] - mx);
+        S sum = 0;
+        for (int j = 0; j <= i; ++j) sum += p[j];
+        const S inv = S(1) / sum;
+        for (int j = 0; j <= i; ++j) p[j] *= inv;
+        for (int j = i + 1; j < T; ++j) p[j] = 0;
+      }
+      StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+      O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    }
+  }
+}
+
+template <typename S>
+void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S* att, int B, int T, int C,
+                        int H) {
+  const int hs = C / H;
+  const S scale = S(1) / std::sqrt(S(hs));
+  const Eigen::OuterStride<> s3(3 * C), s1(C);
+  const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
+#pragma omp parallel for schedule(static) collapse(2) if (parallel)
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < H; ++h) {
+      const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
+      const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
+      StridedR<S> dQ(dqkv + off, T, hs, s3), dK(dqkv + off + C, T, hs, s3), dV(dqkv + off + 2 * C, T, hs, s3);
+      const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+      const MapRC<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
+      MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
+      // out = P·V: dV += Pᵀ·dO, dP = dO·Vᵀ.
+      dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
+      dP.noalias() = dO * V.transpose();
+      // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k.
+      for (int i = 0; i < T; ++i) {
+        const S* p = P.data() + static_cast<int64_t>(i) * T;
+        S* d = dP.data() + static_cast<int64_t>(i) * T;
+        S dot = 0;
+        for (int j = 0; j <= i; ++j) dot += p[j] * d[j];
+        for (int j = 0; j <= i; ++j) d[j] = p[j] * (d[j] - dot) * scale;
+        for (int j = i + 1; j < T; ++j) d[j] = 0;
+      }
+      dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
+      dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+constexpr int64_t kElemChunk = 4096;  // elements per chunk of an elementwise loop
+
+}  // namespace
+
+template <typename S>
+void gelu_forward(S* out, const S* inp, int64_t n) {
+  // gelu(x) = x·Φ(x) = ½·x·(1 + erf(x/√2)).
+  const S r = S(1) / std::sqrt(S(2));
+  const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (int64_t c = 0; c < nc; ++c) {
+    const int64_t e = std::min(n, (c + 1) * kElemChunk);
+    for (int64_t i = c * kElemChunk; i < e; ++i) out[i] = S(0.5) * inp[i] * (S(1) + erf_(inp[i] * r));
+  }
+}
+
+template <typename S>
+void gelu_backward(S* dinp, const S* inp, const S* dout, int64_t n) {
+  // gelu'(x) = Φ(x) + x·φ(x) = ½·(1 + erf(x/√2)) + x·exp(−x²/2)/√(2π).
+  const S r = S(1) / std::sqrt(S(2));
+  const S k = S(1) / std::sqrt(S(2) * S(M_PI));
+  const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (int64_t c = 0; c < nc; ++c) {
+    const int64_t e = std::min(n, (c + 1) * kElemChunk);
+    for (int64_t i = c * kElemChunk; i < e; ++i) {
+      const S x = inp[i];
+      dinp[i] = dout[i] * (S(0.5) * (S(1) + erf_(x * r)) + x * k * exp_nonpositive_(S(-0.5) * x * x));
+    }
+  }
+}
+
+template <typename S>
+void relu_forward(S* out, const S* inp, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = inp[i] > S(0) ? inp[i] : S(0);
+}
+
+template <typename S>
+void relu_backward(S* dinp, const S* inp, const S* dout, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dinp[i] = inp[i] > S(0) ? dout[i] : S(0);
+}
+
+template <typename S>
+void residual_forward(S* out, const S* a, const S* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+template <typename S>
+void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const int32_t* targets, S scale,
+                                   int N, int V) {
+#pragma omp parallel for schedule(static) if (N >= 256)
+  for (int n = 0; n < N; ++n) {
+    const S* z = logits + static_cast<int64_t>(n) * V;
+    S* d = dlogits ? dlogits + static_cast<int64_t>(n) * V : nullptr;
+    const int32_t y = targets[n];
+    if (y < 0) {
+      losses[n] = 0;
+      if (d) std::fill(d, d + V, S(0));
+      continue;
+    }
+    S mx = z[0];
+    for (int v = 1; v < V; ++v) mx = std::max(mx, z[v]);
+    S sum = 0;
+    for (int v = 0; v < V; ++v) sum += exp_nonpositive_(z[v] - mx);
+    const S lse = mx + std::log(sum);
+    losses[n] = lse - z[y];
+    if (d) {
+      // loss = lse(z) − z_y: dz = softmax(z) − onehot(y).
+      for (int v = 0; v < V; ++v) d[v] = exp_nonpositive_(z[v] - lse) * scale;
+      d[y] -= scale;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+#define SRBENCH_INSTANTIATE(S)                                                                             \
+  template void encoder_forward<S>(S*, const int32_t*, const S*, const S*, int, int, int);                \
+  template void encoder_backward<S>(S*, S*, const S*, const int32_t*, int, int, int);                     \
+  template void layernorm_forward<S>(S*, S*, S*, const S*, const S*, const S*, int, int);                  \
+  template void layernorm_backward<S>(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, int,   \
+                                      int);                                                                \
+  template void rmsnorm_forward<S>(S*, S*, const S*, const S*, int, int);                                  \
+  template void rmsnorm_backward<S>(S*, S*, const S*, const S*, const S*, const S*, int, int);             \
+  template void matmul_forward<S>(S*, const S*, const S*, const S*, int, int, int);                        \
+  template void matmul_backward<S>(S*, S*, S*, const S*, const S*, const S*, int, int, int);               \
+  template void rope_forward<S>(S*, const S*, int, int, int, int);                                         \
+  template void rope_backward<S>(S*, const S*, int, int, int, int);                                        \
+  template void attention_forward<S>(S*, S*, const S*, const S*, int, int, int, int);                      \
+  template void attention_backward<S>(S*, S*, const S*, const S*, const S*, int, int, int, int);           \
+  template void gelu_forward<S>(S*, const S*, int64_t);                                                    \
+  template void gelu_backward<S>(S*, const S*, const S*, int64_t);                                         \
+  template void relu_forward<S>(S*, const S*, int64_t);                                                    \
+  template void relu_backward<S>(S*, const S*, const S*, int64_t);                                         \
+  template void residual_forward<S>(S*, const S*, const S*, int64_t);                                      \
+  template void crossentropy_forward_backward<S>(S*, S*, const S*, const int32_t*, S, int, int);
+
+SRBENCH_INSTANTIATE(float)
+SRBENCH_INSTANTIATE(double)
+
+}  // namespace srbench::model

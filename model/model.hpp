@@ -1,0 +1,92 @@
+// The transformer (model.md): decoder-only, pre-norm, forward and hand-written backward.
+//
+//   Model m(cfg);              // cfg.validate() is called; throws ModelError
+//   m.init(seed);              // model.md init
+//   m.zero_grads();
+//   float loss = m.forward_backward(tokens, targets, B, T, /*need_grads=*/true);
+//   m.logits();                // [B,T,V] of that call
+//
+// BasicModel<double> exists for finite-difference tests; the program uses Model (float).
+// Threads: OpenMP over fixed chunks (examples, heads, row blocks) whose boundaries do not depend
+// on the thread count, reductions in a fixed order: results are bit-identical for any thread
+// count (set it with omp_set_num_threads before calling).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "model/config.hpp"
+#include "model/error.hpp"
+#include "model/params.hpp"
+
+namespace srbench::model {
+
+inline constexpr int32_t kNotScored = -1;  // a target that is not scored (padding)
+
+template <typename S>
+struct Workspace;  // activations saved by forward for backward; owned by the model
+
+template <typename S>
+class BasicModel {
+ public:
+  explicit BasicModel(const ModelConfig& cfg);
+  ~BasicModel();
+  BasicModel(BasicModel&&) noexcept;
+  BasicModel& operator=(BasicModel&&) noexcept;
+  BasicModel(const BasicModel&) = delete;
+  BasicModel& operator=(const BasicModel&) = delete;
+
+  const ModelConfig& config() const { return cfg_; }
+  const ParamLayout& layout() const { return layout_; }
+  size_t num_params() const { return layout_.total(); }
+
+  // The flat buffers (layout order), and named views into them (ModelError for an unknown name).
+  S* params() { return params_.data(); }
+  const S* params() const { return params_.data(); }
+  S* grads() { return grads_.data(); }
+  const S* grads() const { return grads_.data(); }
+  std::span<S> param(std::string_view name);
+  std::span<const S> param(std::string_view name) const;
+  std::span<S> grad(std::string_view name);
+  std::span<const S> grad(std::string_view name) const;
+
+  // model.md init: matrices and embeddings N(0, 0.02), attn.o and mlp.proj weights
+  // N(0, 0.02/sqrt(2·layers)), biases 0, norm weights 1. Depends on the seed only.
+  void init(uint64_t seed);
+  void zero_grads();
+
+  // tokens, targets: row-major [B,T]; targets[i] = kNotScored (-1) where not scored.
+  // Returns the mean cross-entropy over the scored positions (0 if there are none).
+  // With need_grads, ADDS the gradient of that loss into grads() (call zero_grads() first).
+  // Throws ModelError for B < 1, T < 1, T > max_len, a token outside [0, vocab) or a target
+  // outside [0, vocab) other than -1. Allocates only when B·T or T grows past earlier calls.
+  S forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads);
+  // Forward only (no gradients); targets may be nullptr (then the loss is 0).
+  S forward(const int32_t* tokens, const int32_t* targets, int B, int T) {
+    return forward_backward(tokens, targets, B, T, false);
+  }
+
+  // Results of the last call: logits [B,T,V] row-major, and how many positions were scored.
+  const S* logits() const;
+  int last_batch() const { return last_B_; }
+  int last_length() const { return last_T_; }
+  int64_t scored() const { return scored_; }
+
+ private:
+  ModelConfig cfg_;
+  ParamLayout layout_;
+  std::vector<S> params_, grads_;
+  std::unique_ptr<Workspace<S>> ws_;
+  int last_B_ = 0, last_T_ = 0;
+  int64_t scored_ = 0;
+};
+
+using Model = BasicModel<float>;
+
+extern template class BasicModel<float>;
+extern template class BasicModel<double>;
+
+}  // namespace srbench::model

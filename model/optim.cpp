@@ -1,0 +1,120 @@
+#include "model/optim.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace srbench::model {
+
+const char* to_string(Schedule s) {
+  switch (s) {
+    case Schedule::Cosine: return "cosine";
+    case Schedule::Linear: return "linear";
+    case Schedule::Constant: return "constant";
+  }
+  return "?";
+}
+
+Schedule parse_schedule(const std::string& text) {
+  for (Schedule s : {Schedule::Cosine, Schedule::Linear, Schedule::Constant})
+    if (text == to_string(s)) return s;
+  throw ModelError("train.schedule: unknown value '" + text + "' (expected one of: cosine, linear, constant)");
+}
+
+double scheduled_lr(double base_lr, int64_t step, int64_t warmup, int64_t steps, Schedule kind) {
+  if (step < warmup) return base_lr * static_cast<double>(step + 1) / static_cast<double>(warmup);
+  const double lr_min = 0.1 * base_lr;
+  const double span = static_cast<double>(steps - warmup);
+  const double frac = span > 0 ? std::min(1.0, static_cast<double>(step - warmup) / span) : 1.0;
+  switch (kind) {
+    case Schedule::Cosine: return lr_min + (base_lr - lr_min) * 0.5 * (1.0 + std::cos(M_PI * frac));
+    case Schedule::Linear: return base_lr - (base_lr - lr_min) * frac;
+    case Schedule::Constant: return base_lr;
+  }
+  return base_lr;
+}
+
+namespace {
+constexpr int64_t kChunk = 4096;  // elements per partial sum: fixed, so the sum's order is too
+}
+
+double global_norm(const float* g, size_t n) {
+  const int64_t nc = (static_cast<int64_t>(n) + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<size_t>(nc), 0.0);
+#pragma omp parallel for schedule(static) if (nc > 16)
+  for (int64_t c = 0; c < nc; ++c) {
+    const int64_t e = std::min<int64_t>(static_cast<int64_t>(n), (c + 1) * kChunk);
+    double s = 0;
+    for (int64_t i = c * kChunk; i < e; ++i) s += static_cast<double>(g[i]) * g[i];
+    partial[static_cast<size_t>(c)] = s;
+  }
+  double total = 0;
+  for (double p : partial) total += p;
+  return std::sqrt(total);
+}
+
+double clip_grad_norm(float* g, size_t n, double max_norm) {
+  const double norm = global_norm(g, n);
+  if (!std::isfinite(norm)) return norm;
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef < 1.0) {
+    const float c = static_cast<float>(coef);
+    for (size_t i = 0; i < n; ++i) g[i] *= c;
+  }
+  return norm;
+}
+
+AdamW::AdamW(const ParamLayout& layout, double beta1, double beta2, double eps)
+    : layout_(&layout), beta1_(beta1), beta2_(beta2), eps_(eps), m_(layout.total(), 0.0f), v_(layout.total(), 0.0f) {}
+
+void AdamW::reset() {
+  t_ = 0;
+  std::fill(m_.begin(), m_.end(), 0.0f);
+  std::fill(v_.begin(), v_.end(), 0.0f);
+}
+
+void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
+  ++t_;
+  // As torch.optim.AdamW (single-tensor path): scalars in double, then float arithmetic.
+  const double bc1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
+  const double bc2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
+  const float b1 = static_cast<float>(beta1_), b2 = static_cast<float>(beta2_);
+  const float one_b1 = static_cast<float>(1.0 - beta1_), one_b2 = static_cast<float>(1.0 - beta2_);
+  const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+  const float eps = static_cast<float>(eps_);
+  for (const ParamInfo& p : layout_->tensors()) {
+    const GroupHyper& hp = hypers[static_cast<size_t>(p.group)];
+    const float decay = p.decay ? static_cast<float>(1.0 - hp.lr * hp.weight_decay) : 1.0f;
+    const float step_size = static_cast<float>(hp.lr / bc1);
+    float* x = params + p.offset;
+    const float* g = grads + p.offset;
+    float* m = m_.data() + p.offset;
+    float* v = v_.data() + p.offset;
+    const int64_t n = static_cast<int64_t>(p.size);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] *= decay;
+      m[i] = m[i] * b1 + g[i] * one_b1;
+      v[i] = v[i] * b2 + g[i] * g[i] * one_b2;
+      const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
+      x[i] -= step_size * (m[i] / denom);
+    }
+  }
+}
+
+StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B, int T,
+                      int64_t s, const TrainSettings& st) {
+  StepResult r;
+  model.zero_grads();
+  r.loss = model.forward_backward(tokens, targets, B, T, true);
+  r.grad_norm = st.clip > 0 ? clip_grad_norm(model.grads(), model.num_params(), st.clip)
+                            : global_norm(model.grads(), model.num_params());
+  r.lr = scheduled_lr(st.lr, s, st.warmup, st.steps, st.schedule);
+  r.finite = std::isfinite(r.loss) && std::isfinite(r.grad_norm);
+  if (!r.finite) return r;
+  GroupHypers hypers;
+  hypers[static_cast<size_t>(ParamGroup::Main)] = {r.lr, st.weight_decay};
+  opt.step(model.params(), model.grads(), hypers);
+  return r;
+}
+
+}  // namespace srbench::model

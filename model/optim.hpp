@@ -1,0 +1,78 @@
+// Training arithmetic (model.md, "Training"): learning-rate schedule, global-norm clipping,
+// AdamW exactly as torch.optim.AdamW, and one whole training step.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/params.hpp"
+
+namespace srbench::model {
+
+enum class Schedule { Cosine, Linear, Constant };
+const char* to_string(Schedule s);
+Schedule parse_schedule(const std::string& text);  // ModelError naming `schedule` otherwise
+
+// The learning rate at step s = 0..steps-1: base_lr·(s+1)/warmup while s < warmup; then, with
+// lr_min = 0.1·base_lr, cosine lr_min + (base_lr − lr_min)·½(1 + cos(π(s−W)/(S−W))), linear
+// base_lr − (base_lr − lr_min)(s−W)/(S−W), or constant base_lr.
+double scheduled_lr(double base_lr, int64_t step, int64_t warmup, int64_t steps, Schedule kind);
+
+// sqrt of the sum of squares of g[0..n) (accumulated in double, fixed order).
+double global_norm(const float* g, size_t n);
+// torch.nn.utils.clip_grad_norm_: norm = global_norm(g); if max_norm/(norm + 1e-6) < 1, scales g
+// by that coefficient. Returns the norm before clipping. A non-finite norm leaves g unchanged.
+double clip_grad_norm(float* g, size_t n, double max_norm);
+
+// Per-group hyperparameters of one step (indexed by ParamGroup).
+struct GroupHyper {
+  double lr = 1e-3;
+  double weight_decay = 0.01;  // applied only to tensors whose ParamInfo::decay is set
+};
+using GroupHypers = std::array<GroupHyper, kNumParamGroups>;
+
+// torch.optim.AdamW (β1 0.9, β2 0.98, ε 1e-9): at step t (from 1), per element
+// θ ← θ·(1 − lr·wd); m ← β1·m + (1−β1)·g; v ← β2·v + (1−β2)·g²;
+// θ ← θ − lr/(1−β1^t) · m / (√v/√(1−β2^t) + ε).  m and v share the parameter layout.
+class AdamW {
+ public:
+  explicit AdamW(const ParamLayout& layout, double beta1 = 0.9, double beta2 = 0.98, double eps = 1e-9);
+  void step(float* params, const float* grads, const GroupHypers& hypers);
+  int64_t steps_taken() const { return t_; }
+  const std::vector<float>& m() const { return m_; }
+  const std::vector<float>& v() const { return v_; }
+  void reset();
+
+ private:
+  const ParamLayout* layout_;
+  double beta1_, beta2_, eps_;
+  int64_t t_ = 0;
+  std::vector<float> m_, v_;
+};
+
+// The settings of a training run that a step needs.
+struct TrainSettings {
+  int64_t steps = 2000;
+  int64_t warmup = 100;
+  Schedule schedule = Schedule::Cosine;
+  double lr = 1e-3;
+  double weight_decay = 0.01;
+  double clip = 1.0;  // <= 0: no clipping
+};
+
+struct StepResult {
+  double loss = 0;       // mean cross-entropy of the batch (before the update)
+  double grad_norm = 0;  // global gradient norm before clipping
+  double lr = 0;         // learning rate used for the main group
+  bool finite = true;    // false: loss or gradient not finite; the parameters were NOT updated
+};
+
+// One step at step index s (0-based): zero grads, forward+backward, clip, AdamW with the
+// scheduled lr. Never throws for a diverged step: it returns finite = false instead.
+StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B,
+                      int T, int64_t s, const TrainSettings& settings);
+
+}  // namespace srbench::model

@@ -1,0 +1,58 @@
+#include "model/params.hpp"
+
+namespace srbench::model {
+
+const char* to_string(ParamGroup) { return "main"; }
+
+void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay) {
+  ParamInfo p;
+  p.name = std::move(name);
+  p.shape = std::move(shape);
+  p.size = 1;
+  for (auto s : p.shape) p.size *= static_cast<size_t>(s);
+  p.offset = total_;
+  p.decay = decay;
+  p.group = ParamGroup::Main;
+  total_ += p.size;
+  tensors_.push_back(std::move(p));
+}
+
+ParamLayout::ParamLayout(const ModelConfig& cfg) {
+  const int64_t V = cfg.vocab, d = cfg.d_model, F = cfg.mlp_hidden();
+  const bool bias = cfg.norm == Norm::Layer;
+  auto norm = [&](const std::string& prefix) {
+    add(prefix + ".weight", {d}, false);
+    if (bias) add(prefix + ".bias", {d}, false);
+  };
+  add("tok_emb", {V, d}, true);
+  if (cfg.position == Position::Learned) add("pos_emb", {cfg.max_len, d}, true);
+  for (int l = 0; l < cfg.layers; ++l) {
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    norm(b + "ln1");
+    for (const char* p : {"q", "k", "v"}) add(b + "attn." + p + ".weight", {d, d}, true);
+    for (const char* p : {"q", "k", "v"}) add(b + "attn." + p + ".bias", {d}, false);
+    add(b + "attn.o.weight", {d, d}, true);
+    add(b + "attn.o.bias", {d}, false);
+    norm(b + "ln2");
+    add(b + "mlp.fc.weight", {F, d}, true);
+    add(b + "mlp.fc.bias", {F}, false);
+    add(b + "mlp.proj.weight", {d, F}, true);
+    add(b + "mlp.proj.bias", {d}, false);
+  }
+  norm("ln_f");
+  add("head.weight", {V, d}, true);
+  add("head.bias", {V}, false);
+}
+
+const ParamInfo* ParamLayout::find(std::string_view name) const {
+  for (const auto& p : tensors_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const ParamInfo& ParamLayout::at(std::string_view name) const {
+  if (const auto* p = find(name)) return *p;
+  throw ModelError("no parameter named '" + std::string(name) + "' in this model");
+}
+
+}  // namespace srbench::model

@@ -1,0 +1,73 @@
+// harness.md's metric arithmetic on hand-made evaluation rows and curves.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "harness/metrics.hpp"
+
+using namespace srbench::harness;
+
+TEST_CASE("metrics: harness.md's worked example", "[harness][metrics]") {
+  // train lengths [4, 8], eval lengths [2, 8, 16], one shift {p1: 0.9}
+  const std::vector<std::string> conditions = {"id", "p1=0.9"};
+  const std::vector<EvalRow> rows = {
+      {2, 0, 0.1, 0.99, 0.97},   // length 2: reported, enters no derived metric
+      {8, 0, 0.2, 0.95, 0.90},   // id_acc
+      {16, 0, 1.5, 0.60, 0.25},  // ood_length_acc
+      {8, 1, 0.9, 0.70, 0.40},   // shift_acc
+  };
+  const std::vector<CurvePoint> curve = {{100, 0.9, 0.5, 1e-3, 1.0}, {200, 0.5, 0.995, 1e-3, 1.0}, {300, 0.3, 0.97, 1e-3, 1.0}};
+  const RunMetrics m = derive_metrics(rows, conditions, 4, 8, curve, 0.99);
+  CHECK(m.id_acc == 0.90);
+  CHECK(m.ood_length_acc == 0.25);
+  CHECK(m.shift_acc == 0.40);
+  CHECK(m.shortcut_gap == Approx(0.90 - 0.25));
+  CHECK(m.steps_to_target == 200);
+  CHECK(m.final_train_loss == 0.3);
+}
+
+TEST_CASE("metrics: means over lengths, the worst shift, NaN where undefined", "[harness][metrics]") {
+  const std::vector<std::string> conditions = {"id", "p1=0.1", "p1=0.9", "train"};
+  const std::vector<EvalRow> rows = {
+      {4, 0, 0, 0, 1.0}, {6, 0, 0, 0, 0.5},   // id: (1.0 + 0.5) / 2
+      {12, 0, 0, 0, 0.2}, {24, 0, 0, 0, 0.0},  // ood: 0.1
+      {4, 1, 0, 0, 0.9}, {6, 1, 0, 0, 0.7},    // shift p1=0.1: 0.8
+      {4, 2, 0, 0, 0.6}, {6, 2, 0, 0, 0.8},    // shift p1=0.9: 0.7 — the lowest
+      {6, 3, 0, 0, 0.0},                       // "train" (modadd) is not a shift
+  };
+  RunMetrics m = derive_metrics(rows, conditions, 1, 8, {}, 0.99);
+  CHECK(m.id_acc == Approx(0.75));
+  CHECK(m.ood_length_acc == Approx(0.1));
+  CHECK(m.shift_acc == Approx(0.7));
+  CHECK(m.shortcut_gap == Approx(0.75 - 0.1));
+  CHECK(m.steps_to_target == -1);
+  CHECK(std::isnan(m.final_train_loss));
+
+  // no OOD lengths and no shifts: only id_acc is defined
+  m = derive_metrics({{4, 0, 0, 0, 0.5}}, {"id"}, 1, 8, {{50, 0.7, 0.2, 0, 0}}, 0.99);
+  CHECK(m.id_acc == 0.5);
+  CHECK(std::isnan(m.ood_length_acc));
+  CHECK(std::isnan(m.shift_acc));
+  CHECK(std::isnan(m.shortcut_gap));
+  CHECK(m.steps_to_target == -1);
+  // shortcut_gap takes whichever of ood / shift is defined
+  m = derive_metrics({{4, 0, 0, 0, 0.9}, {4, 1, 0, 0, 0.3}}, {"id", "p=1"}, 1, 8, {}, 0.99);
+  CHECK(m.shortcut_gap == Approx(0.6));
+}
+
+TEST_CASE("metrics: statistics across seeds", "[harness][metrics]") {
+  SeedStats s = seed_stats({1.0, 0.5, 0.75});
+  CHECK(s.n == 3);
+  CHECK(s.mean == Approx(0.75));
+  CHECK(s.std == Approx(0.25));  // sqrt((0.0625 + 0.0625 + 0) / 2)
+  CHECK(s.min == 0.5);
+  CHECK(s.median == 0.75);
+  CHECK(s.max == 1.0);
+  s = seed_stats({2.0, std::nan(""), 4.0, 1.0, 3.0});  // NaN left out; even count: mean of the middle two
+  CHECK(s.n == 4);
+  CHECK(s.median == 2.5);
+  CHECK(s.std == Approx(std::sqrt(5.0 / 3.0)));
+  s = seed_stats({0.3});
+  CHECK(std::isnan(s.std));
+  CHECK(s.median == 0.3);
+  CHECK(seed_stats({}).n == 0);
+}

@@ -1,0 +1,75 @@
+// The float erf and exp used by GeLU against libm over their whole useful range.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+#include "model/fastmath.hpp"
+
+namespace fm = srbench::model::fastmath;
+
+TEST_CASE("fastmath: erf and exp agree with libm to a few ulp") {
+  double worst_erf = 0, worst_exp = 0;
+  for (int i = -600000; i <= 600000; ++i) {
+    const float x = static_cast<float>(i) * 1e-5f;  // [-6, 6]
+    const double e = std::erf(static_cast<double>(x));
+    // absolute error relative to float's spacing near 1 (erf's scale): 2^-23 ≈ 1.2e-7
+    worst_erf = std::max(worst_erf, std::abs(fm::erf(x) - e));
+  }
+  for (int i = 0; i <= 870000; ++i) {
+    const float x = -static_cast<float>(i) * 1e-4f;  // [-87, 0]
+    const double e = std::exp(static_cast<double>(x));
+    worst_exp = std::max(worst_exp, std::abs(fm::exp_nonpositive(x) - e) / e);
+  }
+  std::printf("fastmath: worst erf abs error %.3g, worst exp rel error %.3g\n", worst_erf, worst_exp);
+  CHECK(worst_erf < 4e-7);
+  CHECK(worst_exp < 4e-7);
+  CHECK(fm::erf(0.0f) == 0.0f);
+  CHECK(fm::erf(10.0f) == Approx(1.0f).epsilon(1e-7));
+  CHECK(fm::erf(-10.0f) == Approx(-1.0f).epsilon(1e-7));
+  CHECK(fm::exp_nonpositive(0.0f) == 1.0f);
+  CHECK(fm::exp_nonpositive(-1000.0f) < 1e-37f);
+}
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "model/layers.hpp"
+
+TEST_CASE("layers: results do not depend on the alignment of the buffers") {
+  // The same values at float offsets 0..15 of a buffer: every kernel must give the same bits
+  // (a vectorised loop's unaligned head must not compute differently from its body).
+  const int N = 37, C = 24, OC = 40;
+  std::mt19937 gen(3);
+  std::normal_distribution<float> nd(0.0f, 2.0f);
+  std::vector<float> x(N * C), w(OC * C), b(OC), ln_w(C), ln_b(C);
+  for (auto* v : {&x, &w, &b, &ln_w, &ln_b})
+    for (float& e : *v) e = nd(gen);
+  std::vector<float> ref_gelu, ref_dgelu, ref_mm, ref_ln;
+  for (int shift = 0; shift < 16; ++shift) {
+    INFO("shift " << shift);
+    std::vector<float> in(shift + N * C), out(shift + N * C), d(shift + N * C), mm(shift + N * OC), ln(shift + N * C);
+    std::vector<float> mean(N), rstd(N);
+    std::memcpy(in.data() + shift, x.data(), x.size() * sizeof(float));
+    float* xi = in.data() + shift;
+    using namespace srbench::model;
+    gelu_forward(out.data() + shift, xi, N * C);
+    gelu_backward(d.data() + shift, xi, xi, N * C);
+    matmul_forward(mm.data() + shift, xi, w.data(), b.data(), N, C, OC);
+    layernorm_forward(ln.data() + shift, mean.data(), rstd.data(), xi, ln_w.data(), ln_b.data(), N, C);
+    std::vector<float> g(out.begin() + shift, out.end()), dg(d.begin() + shift, d.end()),
+        m(mm.begin() + shift, mm.end()), l(ln.begin() + shift, ln.end());
+    if (shift == 0) {
+      ref_gelu = g;
+      ref_dgelu = dg;
+      ref_mm = m;
+      ref_ln = l;
+      continue;
+    }
+    CHECK(std::memcmp(g.data(), ref_gelu.data(), g.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(dg.data(), ref_dgelu.data(), dg.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(m.data(), ref_mm.data(), m.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(l.data(), ref_ln.data(), l.size() * sizeof(float)) == 0);
+  }
+}

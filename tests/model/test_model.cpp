@@ -1,0 +1,156 @@
+// The model as a whole: bad input errors, init statistics, bit-identical training for 1 and 2
+// threads, and results that do not depend on earlier calls' shapes.
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "helpers.hpp"
+#include "model/model.hpp"
+#include "model/optim.hpp"
+
+using namespace srbench::model;
+using srbench::test::Batch;
+
+TEST_CASE("model: bad input is a ModelError that says what and where") {
+  const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
+  Model m(cfg);
+  m.init(0);
+  std::vector<int32_t> tok = {0, 1, 2, 3, 4, 5}, tgt = {1, 2, 3, 4, 5, -1};
+  CHECK_NOTHROW(m.forward_backward(tok.data(), tgt.data(), 2, 3, true));
+  tok[4] = 7;
+  CHECK_THROWS_AS(m.forward(tok.data(), tgt.data(), 2, 3), ModelError);
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3),
+                    Catch::Contains("token id 7") && Catch::Contains("example 1, position 1") &&
+                        Catch::Contains("[0, 7)"));
+  tok[4] = -1;
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3), Catch::Contains("token id -1"));
+  tok[4] = 4;
+  tgt[2] = 7;
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3), Catch::Contains("target 7"));
+  tgt[2] = -2;
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3), Catch::Contains("target -2"));
+  tgt[2] = 3;
+  std::vector<int32_t> long_tok(9, 0), long_tgt(9, 0);
+  CHECK_THROWS_WITH(m.forward(long_tok.data(), long_tgt.data(), 1, 9),
+                    Catch::Contains("length 9") && Catch::Contains("max_len 8"));
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 0, 3), Catch::Contains("B=0"));
+  CHECK_THROWS_WITH(m.forward_backward(tok.data(), nullptr, 2, 3, true), Catch::Contains("targets"));
+  ModelConfig bad = cfg;
+  bad.heads = 3;
+  CHECK_THROWS_WITH(Model(bad), Catch::Contains("model.d_model"));
+  CHECK_THROWS_WITH(m.param("blocks.0.ln1.gain"), Catch::Contains("blocks.0.ln1.gain"));
+}
+
+TEST_CASE("model: no scored position gives loss 0 and no gradient") {
+  const ModelConfig cfg = srbench::test::tiny_config(Position::None, Norm::Rms, Activation::Relu);
+  Model m(cfg);
+  m.init(0);
+  std::vector<int32_t> tok = {0, 1, 2}, tgt = {-1, -1, -1};
+  m.zero_grads();
+  CHECK(m.forward_backward(tok.data(), tgt.data(), 1, 3, true) == 0.0f);
+  CHECK(m.scored() == 0);
+  for (size_t i = 0; i < m.num_params(); ++i) REQUIRE(m.grads()[i] == 0.0f);
+  CHECK(m.forward(tok.data(), nullptr, 1, 3) == 0.0f);  // logits only
+}
+
+TEST_CASE("model: init as model.md says, and a function of the seed") {
+  ModelConfig cfg;
+  cfg.vocab = 50;
+  cfg.layers = 4;
+  cfg.d_model = 64;
+  cfg.heads = 4;
+  Model a(cfg), b(cfg), c(cfg);
+  a.init(42);
+  b.init(42);
+  c.init(43);
+  CHECK(std::memcmp(a.params(), b.params(), a.num_params() * sizeof(float)) == 0);
+  CHECK(std::memcmp(a.params(), c.params(), a.num_params() * sizeof(float)) != 0);
+  auto stats = [&](std::string_view name) {
+    const auto s = a.param(name);
+    double m = 0, v = 0;
+    for (float x : s) m += x;
+    m /= s.size();
+    for (float x : s) v += (x - m) * (x - m);
+    return std::pair{m, std::sqrt(v / (s.size() - 1))};
+  };
+  const double resid = 0.02 / std::sqrt(8.0);
+  CHECK(stats("tok_emb").second == Approx(0.02).epsilon(0.05));
+  CHECK(stats("pos_emb").second == Approx(0.02).epsilon(0.05));
+  CHECK(stats("blocks.1.attn.q.weight").second == Approx(0.02).epsilon(0.05));
+  CHECK(stats("blocks.1.mlp.fc.weight").second == Approx(0.02).epsilon(0.05));
+  CHECK(stats("head.weight").second == Approx(0.02).epsilon(0.05));
+  CHECK(stats("blocks.2.attn.o.weight").second == Approx(resid).epsilon(0.05));
+  CHECK(stats("blocks.3.mlp.proj.weight").second == Approx(resid).epsilon(0.05));
+  CHECK(std::abs(stats("blocks.1.mlp.fc.weight").first) < 0.002);
+  for (float x : a.param("blocks.0.attn.q.bias")) CHECK(x == 0.0f);
+  for (float x : a.param("head.bias")) CHECK(x == 0.0f);
+  for (float x : a.param("blocks.3.ln2.weight")) CHECK(x == 1.0f);
+  for (float x : a.param("blocks.3.ln2.bias")) CHECK(x == 0.0f);
+  for (float x : a.param("ln_f.weight")) CHECK(x == 1.0f);
+}
+
+namespace {
+
+// Losses of `steps` training steps, and the final parameters, with `threads` OpenMP threads.
+std::pair<std::vector<float>, std::vector<float>> train(const ModelConfig& cfg, int threads, int steps) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  Model m(cfg);
+  m.init(7);
+  AdamW opt(m.layout());
+  TrainSettings st;
+  st.steps = steps;
+  st.warmup = 3;
+  st.lr = 3e-3;
+  std::vector<float> losses;
+  for (int s = 0; s < steps; ++s) {
+    Batch b = srbench::test::random_batch(16, 20, cfg.vocab, 100 + s);
+    for (size_t i = 0; i < b.tokens.size(); ++i)  // learnable: predict the current token
+      if (b.targets[i] != kNotScored) b.targets[i] = b.tokens[i];
+    const StepResult r = train_step(m, opt, b.tokens.data(), b.targets.data(), b.B, b.T, s, st);
+    losses.push_back(static_cast<float>(r.loss));
+  }
+  omp_set_num_threads(saved);
+  return {losses, std::vector<float>(m.params(), m.params() + m.num_params())};
+}
+
+}  // namespace
+
+TEST_CASE("model: training is bit-identical with 1 and 2 threads") {
+  for (auto pos : {Position::Learned, Position::Rope, Position::Alibi}) {
+    ModelConfig cfg;
+    cfg.vocab = 11;
+    cfg.layers = 2;
+    cfg.d_model = 48;  // 3d = 144 output features: three weight-gradient chunks
+    cfg.heads = 4;
+    cfg.max_len = 32;
+    cfg.position = pos;
+    INFO(to_string(pos));
+    const auto one = train(cfg, 1, 10);  // 16·20 = 320 rows: five row chunks
+    const auto two = train(cfg, 2, 10);
+    REQUIRE(one.first.size() == 10);
+    CHECK(std::memcmp(one.first.data(), two.first.data(), 10 * sizeof(float)) == 0);
+    CHECK(std::memcmp(one.second.data(), two.second.data(), one.second.size() * sizeof(float)) == 0);
+    CHECK(one.first.back() < one.first.front());  // it trains
+  }
+}
+
+TEST_CASE("model: results do not depend on the shapes of earlier calls") {
+  const ModelConfig cfg = srbench::test::tiny_config(Position::Alibi, Norm::Layer, Activation::Gelu);
+  Model fresh(cfg), used(cfg);
+  fresh.init(3);
+  used.init(3);
+  const Batch big = srbench::test::random_batch(4, 8, cfg.vocab, 1);
+  const Batch small = srbench::test::random_batch(2, 3, cfg.vocab, 2);
+  used.zero_grads();
+  used.forward_backward(big.tokens.data(), big.targets.data(), 4, 8, true);
+  used.zero_grads();
+  fresh.zero_grads();
+  const float lu = used.forward_backward(small.tokens.data(), small.targets.data(), 2, 3, true);
+  const float lf = fresh.forward_backward(small.tokens.data(), small.targets.data(), 2, 3, true);
+  CHECK(lu == lf);
+  CHECK(std::memcmp(used.grads(), fresh.grads(), used.num_params() * sizeof(float)) == 0);
+  CHECK(std::memcmp(used.logits(), fresh.logits(), 2 * 3 * cfg.vocab * sizeof(float)) == 0);
+}

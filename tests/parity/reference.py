@@ -1,0 +1,129 @@
+"""An independent PyTorch implementation of srbench's model (../../shared/spec/model.md).
+
+It reads an srbench checkpoint (HDF5: attribute /model/config holds the YAML config, datasets
+/model/params/<name>) and computes logits, loss and gradients in float64, so that srbench's own
+float32 results can be judged against it. Nothing here imports srbench code.
+
+Shapes: B batch, T positions, d d_model, H heads, dh = d/H, V vocabulary.
+"""
+import math
+
+import h5py
+import numpy as np
+import torch
+import yaml
+
+
+def load_checkpoint(path):
+    """Returns (config dict, vocab size, {name: float64 tensor})."""
+    with h5py.File(path, "r") as f:
+        cfg = yaml.safe_load(f["model"].attrs["config"])
+        vocab = int(f["model"].attrs["vocab"])
+        params = {name: torch.tensor(np.asarray(ds[...], dtype=np.float64)) for name, ds in f["model/params"].items()}
+    return cfg, vocab, params
+
+
+def save_params(path, params):
+    """Overwrites the parameter datasets of an existing checkpoint (float32)."""
+    with h5py.File(path, "r+") as f:
+        for name, value in params.items():
+            f["model/params"][name][...] = value.detach().numpy().astype(np.float32)
+
+
+def _norm(x, p, prefix, kind):
+    if kind == "layer":
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + 1e-5) * p[prefix + ".weight"] + p[prefix + ".bias"]
+    if kind == "rms":
+        return x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-5) * p[prefix + ".weight"]
+    raise ValueError(f"unknown norm {kind}")
+
+
+def _linear(x, p, prefix):
+    return x @ p[prefix + ".weight"].T + p[prefix + ".bias"]
+
+
+def _rope(x, T, dh):
+    """x [B,H,T,dh]: rotate pairs (2i, 2i+1) at position t by t·θ_i, θ_i = 10000^(−2i/dh)."""
+    i = torch.arange(dh // 2, dtype=torch.float64)
+    theta = 10000.0 ** (-2.0 * i / dh)
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * theta[None, :]  # [T, dh/2]
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = x0 * cos - x1 * sin
+    out[..., 1::2] = x0 * sin + x1 * cos
+    return out
+
+
+def sinusoidal_table(T, d):
+    """PE[t, 2i] = sin(t·ω_i), PE[t, 2i+1] = cos(t·ω_i), ω_i = 10000^(−2i/d)."""
+    pe = torch.zeros(T, d, dtype=torch.float64)
+    t = torch.arange(T, dtype=torch.float64)[:, None]
+    i = torch.arange((d + 1) // 2, dtype=torch.float64)[None, :]
+    omega = 10000.0 ** (-2.0 * i / d)
+    pe[:, 0::2] = torch.sin(t * omega)[:, : pe[:, 0::2].shape[1]]
+    pe[:, 1::2] = torch.cos(t * omega)[:, : pe[:, 1::2].shape[1]]
+    return pe
+
+
+def forward(cfg, params, tokens, targets):
+    """tokens, targets: int64 [B,T] (target −1 = not scored). Returns (logits [B,T,V], loss)."""
+    B, T = tokens.shape
+    d, H, L = cfg["d_model"], cfg["heads"], cfg["layers"]
+    dh = d // H
+    position = cfg.get("position", "learned")
+    norm = cfg.get("norm", "layer")
+    act = cfg.get("activation", "gelu")
+    h = params["tok_emb"][tokens]
+    if position == "learned":
+        h = h + params["pos_emb"][:T]
+    elif position == "sinusoidal":
+        h = h + sinusoidal_table(T, d)
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    for l in range(L):
+        pre = f"blocks.{l}"
+        a = _norm(h, params, pre + ".ln1", norm)
+        q, k, v = (_linear(a, params, f"{pre}.attn.{n}").view(B, T, H, dh).transpose(1, 2) for n in "qkv")
+        if position == "rope":
+            q, k = _rope(q, T, dh), _rope(k, T, dh)
+        s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
+        if position == "alibi":
+            slopes = torch.tensor([2.0 ** (-8.0 * (hh + 1) / H) for hh in range(H)], dtype=torch.float64)
+            dist = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)
+            s = s - slopes[:, None, None] * dist[None]
+        s = s.masked_fill(~causal, float("-inf"))
+        alpha = torch.softmax(s, dim=-1)
+        y = (alpha @ v).transpose(1, 2).reshape(B, T, d)
+        h = h + _linear(y, params, pre + ".attn.o")
+        u = _norm(h, params, pre + ".ln2", norm)
+        z = _linear(u, params, pre + ".mlp.fc")
+        if act == "gelu":
+            z = 0.5 * z * (1.0 + torch.erf(z / math.sqrt(2.0)))
+        elif act == "relu":
+            z = torch.relu(z)
+        else:
+            raise ValueError(f"activation {act} is not in this reference")
+        h = h + _linear(z, params, pre + ".mlp.proj")
+    logits = _linear(_norm(h, params, "ln_f", norm), params, "head")
+    loss = torch.nn.functional.cross_entropy(
+        logits.reshape(B * T, -1), targets.reshape(B * T), ignore_index=-1, reduction="mean")
+    return logits, loss
+
+
+def forward_backward(cfg, params, tokens, targets):
+    """Returns (logits, loss, {name: gradient}) in float64."""
+    leaves = {n: p.clone().requires_grad_(True) for n, p in params.items()}
+    logits, loss = forward(cfg, leaves, tokens, targets)
+    loss.backward()
+    return logits.detach(), loss.detach(), {n: p.grad.detach() for n, p in leaves.items()}
+
+
+def relative_error(ours, ref, floor=0.0):
+    """max|ours − ref| / max(max|ref|, floor): model.md's measure of agreement."""
+    ours = torch.as_tensor(np.asarray(ours, dtype=np.float64))
+    denom = max(float(ref.abs().max()), floor)
+    if denom == 0.0:
+        return float((ours - ref).abs().max())
+    return float((ours - ref).abs().max()) / denom
