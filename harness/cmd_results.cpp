@@ -128,7 +128,7 @@ int cmd_merge(const Args& args) {
               << "the suite file keeps the text most run files carry\n";
 
   // Expected runs: the suite text expanded again. Rows follow the runs' index in it; runs it does
-  // not list (another suite text, or --set overrides) come after, by run id.
+  // not list (written from another suite text) come after, by run id.
   std::vector<RunSpec> expected;
   try {
     expected = parse_suite(suite_text, "(suite stored in the run files)").runs;
@@ -165,7 +165,7 @@ int cmd_merge(const Args& args) {
     for (const auto& g : good)
       if (!index_of.count(g.result.run_id)) foreign.push_back(&g);
     if (!foreign.empty()) {
-      std::cout << "not in the suite (another suite text or --set overrides): " << foreign.size() << " run(s)\n";
+      std::cout << "not in the suite (written from another suite text): " << foreign.size() << " run(s)\n";
       for (const GoodRun* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
     }
   }

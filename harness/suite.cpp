@@ -347,8 +347,37 @@ Suite load_suite(const std::string& path, const std::vector<std::pair<std::strin
   return parse_suite(ss.str(), path, overrides);
 }
 
+namespace {
+
+constexpr const char* kOverrideMark = "# srbench --set ";
+
+// The overrides recorded in a suite text by an earlier sweep (see Suite::text).
+std::vector<std::pair<std::string, std::string>> recorded_overrides(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(kOverrideMark, 0) != 0) continue;
+    const std::string kv = line.substr(std::string(kOverrideMark).size());
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
 Suite parse_suite(const std::string& text, const std::string& file,
-                  const std::vector<std::pair<std::string, std::string>>& overrides) {
+                  const std::vector<std::pair<std::string, std::string>>& given_overrides) {
+  // Overrides travel with the suite text, as trailing comment lines, so that a suite text stored
+  // in results expands again to the same runs (merge, report).
+  std::vector<std::pair<std::string, std::string>> overrides = recorded_overrides(text);
+  std::string recorded_text = text;
+  for (const auto& [k, v] : given_overrides) {
+    if (!recorded_text.empty() && recorded_text.back() != '\n') recorded_text += "\n";
+    recorded_text += kOverrideMark + k + "=" + v + "\n";
+    overrides.emplace_back(k, v);
+  }
   Resolver R(file);
   YAML::Node root;
   try {
@@ -361,7 +390,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
 
   Suite suite;
   suite.file = file;
-  suite.text = text;
+  suite.text = recorded_text;
   if (root["name"]) {
     try {
       suite.name = as_string(root["name"]);

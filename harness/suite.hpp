@@ -79,7 +79,8 @@ struct RunSpec {
 struct Suite {
   std::string name;
   std::string file;                 // where it was read from
-  std::string text;                 // the YAML as written
+  std::string text;                 // the YAML as written, plus one line "# srbench --set KEY=VALUE"
+                                    // per override (read back by parse_suite)
   std::vector<uint64_t> seeds;
   std::vector<RunSpec> runs;
 };

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "harness/results.hpp"
@@ -117,11 +118,18 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
   }
 
   fs::create_directories(runs_dir);
-  for (const auto& entry : fs::directory_iterator(runs_dir))  // leftovers of killed runs
-    if (entry.path().filename().string().find(".tmp") != std::string::npos) {
+  // Leftovers of killed runs: only the temporary files of the runs this call will redo, never
+  // those of runs that other shards sharing the folder may be writing right now.
+  std::set<std::string> redo;
+  for (const RunSpec* r : todo) redo.insert(r->id + ".h5.tmp");
+  for (const auto& entry : fs::directory_iterator(runs_dir)) {
+    const std::string name = entry.path().filename().string();
+    const auto tmp = name.find(".h5.tmp");
+    if (tmp != std::string::npos && redo.count(name.substr(0, tmp + 7))) {
       std::error_code ec;
       fs::remove(entry.path(), ec);
     }
+  }
 
   const size_t total = mine.size();
   size_t done = already, bad = 0, started = 0;

@@ -64,7 +64,7 @@ double clip_grad_norm(float* g, size_t n, double max_norm) {
 }
 
 AdamW::AdamW(const ParamLayout& layout, double beta1, double beta2, double eps)
-    : layout_(&layout), beta1_(beta1), beta2_(beta2), eps_(eps), m_(layout.total(), 0.0f), v_(layout.total(), 0.0f) {}
+    : layout_(layout), beta1_(beta1), beta2_(beta2), eps_(eps), m_(layout.total(), 0.0f), v_(layout.total(), 0.0f) {}
 
 void AdamW::reset() {
   t_ = 0;
@@ -81,7 +81,7 @@ void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
   const float one_b1 = static_cast<float>(1.0 - beta1_), one_b2 = static_cast<float>(1.0 - beta2_);
   const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
   const float eps = static_cast<float>(eps_);
-  for (const ParamInfo& p : layout_->tensors()) {
+  for (const ParamInfo& p : layout_.tensors()) {
     const GroupHyper& hp = hypers[static_cast<size_t>(p.group)];
     const float decay = p.decay ? static_cast<float>(1.0 - hp.lr * hp.weight_decay) : 1.0f;
     const float step_size = static_cast<float>(hp.lr / bc1);

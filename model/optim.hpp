@@ -47,7 +47,7 @@ class AdamW {
   void reset();
 
  private:
-  const ParamLayout* layout_;
+  ParamLayout layout_;  // a copy: the optimiser stays valid if the model it serves is moved
   double beta1_, beta2_, eps_;
   int64_t t_ = 0;
   std::vector<float> m_, v_;

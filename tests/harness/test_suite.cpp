@@ -172,3 +172,16 @@ TEST_CASE("srbench sweep --dry-run: a bad suite exits 2 naming the path, a good 
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--shard"));
 }
+
+TEST_CASE("suite: --set overrides travel with the stored suite text", "[harness][suite]") {
+  const Suite a = parse_suite(kGood, "demo.yaml", {{"train.steps", "3"}, {"model.d_model", "8"}});
+  CHECK_THAT(a.text, Catch::EndsWith("# srbench --set train.steps=3\n# srbench --set model.d_model=8\n"));
+  const Suite b = parse_suite(a.text, "(stored)");  // as merge reads it back from a run file
+  REQUIRE(b.runs.size() == a.runs.size());
+  for (size_t i = 0; i < a.runs.size(); ++i) {
+    CHECK(b.runs[i].id == a.runs[i].id);
+    CHECK(b.runs[i].train.steps == 3);
+    CHECK(b.runs[i].model.d_model == 8);
+  }
+  CHECK(b.text == a.text);
+}
