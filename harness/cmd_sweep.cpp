@@ -56,6 +56,27 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   return out;
 }
 
+// A model from a checkpoint file (/model) or from a run file saved with save_checkpoint
+// (/runs/<run_id>/checkpoint).
+model::Model load_model(const std::string& path) {
+  namespace h5 = model::h5;
+  const h5::Id file = h5::open_file(path, "checkpoint");
+  if (h5::has_link(file, "model")) return model::load_checkpoint(path);
+  if (h5::has_link(file, "runs")) {
+    const h5::Id runs = h5::open_group(file, "runs");
+    H5G_info_t info;
+    if (H5Gget_info(runs, &info) >= 0 && info.nlinks == 1) {
+      char name[256] = {0};
+      H5Lget_name_by_idx(runs, ".", H5_INDEX_NAME, H5_ITER_INC, 0, name, sizeof name, H5P_DEFAULT);
+      const h5::Id run = h5::open_group(runs, name);
+      if (h5::has_link(run, "checkpoint")) return model::read_checkpoint(h5::open_group(run, "checkpoint"));
+      throw UsageError(path + ": run " + name + " has no checkpoint (train it with `save_checkpoint: true`)");
+    }
+    throw UsageError(path + ": holds several runs; give a checkpoint file or a single run's file");
+  }
+  throw UsageError(path + ": neither a checkpoint (/model) nor a run file (/runs/<id>/checkpoint)");
+}
+
 }  // namespace
 
 int cmd_sweep(const Args& args) {
@@ -106,7 +127,7 @@ int cmd_eval(const Args& args) {
   int threads = 1;
   opts.add_options()
       ("help,h", "show this help")
-      ("checkpoint", po::value(&checkpoint), "checkpoint file (model.md layout)")
+      ("checkpoint", po::value(&checkpoint), "checkpoint file (model.md layout), or a run file saved with save_checkpoint")
       ("task", po::value(&task_name), "task name")
       ("set", po::value(&sets)->composing(), "task parameter KEY=VALUE (the training distribution; repeatable)")
       ("lengths", po::value(&lengths_text), "comma-separated lengths, e.g. 8,16,32")
@@ -152,7 +173,7 @@ int cmd_eval(const Args& args) {
     conditions.emplace_back(sh, std::move(t));
   }
   omp_set_num_threads(threads);
-  model::Model m = model::load_checkpoint(checkpoint);
+  model::Model m = load_model(checkpoint);
   if (m.config().vocab != task->vocab().size())
     throw UsageError("the checkpoint's vocabulary has " + std::to_string(m.config().vocab) + " tokens but task '" +
                      task_name + "' with these parameters has " + std::to_string(task->vocab().size()));
