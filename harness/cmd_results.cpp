@@ -27,7 +27,7 @@ struct GoodRun {
 };
 
 // The run files of a merge: `<dir>/runs/*.h5` when `dir` holds a `runs` folder, else `dir/*.h5`;
-// temporary files (`*.tmp.*`) of runs being written are left out. Sorted by name.
+// temporary files (`*.tmp*`) of runs being written are left out. Sorted by name.
 std::vector<std::string> run_files_in(const std::string& dir, std::string& runs_dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw UsageError(dir + ": no such folder");
@@ -36,7 +36,7 @@ std::vector<std::string> run_files_in(const std::string& dir, std::string& runs_
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(runs_dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || name.find(".tmp.") != std::string::npos) continue;
+    if (!e.is_regular_file() || name.find(".tmp") != std::string::npos) continue;
     if (name.size() > 3 && name.compare(name.size() - 3, 3, ".h5") == 0) files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());

@@ -19,7 +19,7 @@ namespace {
 using model::h5::Id;
 using model::h5::where;
 
-bool has_link(hid_t loc, const std::string& name) { return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0; }
+using model::h5::has_link;
 
 // ---- types ----------------------------------------------------------------------------------
 
@@ -89,34 +89,7 @@ void write_strings(hid_t loc, const std::string& name, const std::vector<std::st
   write_array(loc, name, type, type, ptrs.data(), {v.size()});
 }
 
-Id create_group(hid_t loc, const std::string& name) {
-  Id g(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  if (!g.valid()) throw std::runtime_error("cannot create group " + where(loc, name) + " (does it exist already?)");
-  return g;
-}
-
-std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
-
-// Fills a fresh PATH.tmp.<pid> with `write`, closes it and renames it over `path`; on any
-// exception the temporary file is removed.
-void write_atomically(const std::string& path, const std::function<void(hid_t file)>& write) {
-  model::silence_hdf5_errors();
-  const std::string tmp = temporary_name(path);
-  Id fapl(H5Pcreate(H5P_FILE_ACCESS));
-  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);  // closing the file closes everything in it
-  Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-  if (!file.valid()) throw std::runtime_error("cannot create " + tmp + " (does the folder exist, is it writable?)");
-  try {
-    write(file);
-    if (!file.close()) throw std::runtime_error("cannot finish writing " + tmp + " (disk full?)");
-    std::filesystem::rename(tmp, path);
-  } catch (...) {
-    file.reset();
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-}
+using model::h5::create_group;
 
 void write_root_attributes(hid_t file, const std::string& suite_yaml) {
   write_attr(file, "format_version", kResultsFormatVersion);
@@ -455,7 +428,7 @@ void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpo
 
 void write_run_file(const std::string& path, const RunResult& result, const std::string& suite_yaml,
                     const model::Model* checkpoint) {
-  write_atomically(path, [&](hid_t file) {
+  model::h5::write_file_atomically(path, [&](hid_t file) {
     write_root_attributes(file, suite_yaml);
     write_run_group(file, result, checkpoint);
   });
@@ -565,7 +538,7 @@ void write_suite_file(const std::string& out_path, const std::string& suite_yaml
     if (!seen.insert(rows.back().run_id).second)
       throw ResultsError("run file " + path + ": run " + rows.back().run_id + " is given twice");
   }
-  write_atomically(out_path, [&](hid_t file) {
+  model::h5::write_file_atomically(out_path, [&](hid_t file) {
     write_root_attributes(file, suite_yaml);
     write_summary(file, rows);
     Id runs = create_group(file, "runs");

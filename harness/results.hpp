@@ -19,7 +19,8 @@
 //   write_suite_file("results/s.h5", suite.text, {run_file_a, run_file_b});
 //   SuiteFile s = read_suite_file("results/s.h5");   // for `srbench report`
 //
-// Files are written atomically: PATH.tmp.<pid>, then renamed over PATH.
+// Files are written atomically (model::h5::write_file_atomically): a temporary PATH.tmp-*, then
+// renamed over PATH.
 #pragma once
 
 #include <hdf5.h>
