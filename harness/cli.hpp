@@ -5,6 +5,7 @@
 // checkpoint or batch); main() turns it into a one-line message on stderr and exit code 2.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ int cmd_sweep(const Args& args);            // cmd_sweep.cpp
 int cmd_eval(const Args& args);             // cmd_sweep.cpp
 int cmd_merge(const Args& args);            // cmd_results.cpp
 int cmd_report(const Args& args);           // cmd_results.cpp
+
+// Parses a subcommand's arguments into `vm` (with `positional`, if given, taking one bare
+// argument). Returns false after printing the options when --help was asked for: the caller
+// then returns 0. Otherwise the values are stored and notified.
+bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
+                        boost::program_options::variables_map& vm, const char* positional = nullptr);
 
 // Splits "key=value" into its parts; UsageError naming `option` when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option);

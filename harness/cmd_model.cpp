@@ -50,12 +50,7 @@ int cmd_init_checkpoint(const Args& args) {
       ("seed", po::value(&seed)->default_value(0), "initialisation seed")
       ("out", po::value(&out), "checkpoint file to write (required)");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm)) return 0;
   require(vm, "vocab", "init-checkpoint");
   require(vm, "out", "init-checkpoint");
   if (vocab < 1) throw UsageError("--vocab must be at least 1, got " + std::to_string(vocab));
@@ -95,12 +90,7 @@ int cmd_forward(const Args& args) {
       ("batch", po::value(&batch_path), "batch file with `tokens` and `targets` (required)")
       ("out", po::value(&out), "result file to write (required)");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm)) return 0;
   require(vm, "checkpoint", "forward");
   require(vm, "batch", "forward");
   require(vm, "out", "forward");

@@ -83,15 +83,8 @@ int cmd_merge(const Args& args) {
       ("help,h", "show this help")
       ("out", po::value(&out), "suite file to write (required)")
       ("dir", po::value(&dir), "folder of run files (positional)");
-  po::positional_options_description pos;
-  pos.add("dir", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm, "dir")) return 0;
   if (dir.empty()) throw UsageError("missing DIR, the folder of run files (see srbench merge --help)");
   if (out.empty()) throw UsageError("missing --out FILE (see srbench merge --help)");
   const auto out_folder = fs::path(out).parent_path();
@@ -190,15 +183,8 @@ int cmd_report(const Args& args) {
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
       ("file", po::value(&file), "suite file (positional)");
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");

@@ -93,15 +93,8 @@ int cmd_sweep(const Args& args) {
       ("dry-run", "validate and list the runs, then stop")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
       ("suite", po::value(&suite_path), "the suite YAML (positional)");
-  po::positional_options_description pos;
-  pos.add("suite", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm, "suite")) return 0;
   if (suite_path.empty()) throw UsageError("missing SUITE.yaml");
   SweepOptions o;
   o.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
@@ -136,12 +129,7 @@ int cmd_eval(const Args& args) {
       ("data-seed", po::value(&data_seed)->default_value(0), "seed of the evaluation examples")
       ("threads", po::value(&threads)->default_value(1), "OpenMP threads");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm)) return 0;
   if (checkpoint.empty()) throw UsageError("missing --checkpoint");
   if (task_name.empty()) throw UsageError("missing --task");
   if (lengths_text.empty()) throw UsageError("missing --lengths");

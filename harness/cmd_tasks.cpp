@@ -14,11 +14,7 @@ int cmd_tasks(const Args& args) {
   po::options_description opts("srbench tasks: list tasks, their parameters and defaults");
   opts.add_options()("help,h", "show this help");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
+  if (!parse_command_line(args, opts, vm)) return 0;
   for (const auto& t : tasks::task_registry()) {
     std::cout << t.name << " — " << t.summary << "\n";
     for (const auto& p : t.params) {
@@ -55,15 +51,8 @@ int cmd_sample(const Args& args) {
       ("set", po::value(&sets)->composing(), "task parameter KEY=VALUE (repeatable)")
       ("format", po::value(&format)->default_value("text"), "text | jsonl")
       ("task", po::value(&task_name), "task name (positional)");
-  po::positional_options_description pos;
-  pos.add("task", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, vm, "task")) return 0;
   if (task_name.empty()) throw UsageError("missing TASK (see `srbench tasks` for the names)");
   if (count < 1) throw UsageError("--count must be at least 1, got " + std::to_string(count));
   if (index < 0) throw UsageError("--index must be at least 0, got " + std::to_string(index));

@@ -23,6 +23,20 @@ const std::vector<Command>& commands() {
   return list;
 }
 
+bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
+                        boost::program_options::variables_map& vm, const char* positional) {
+  namespace po = boost::program_options;
+  po::positional_options_description pos;
+  if (positional) pos.add(positional, 1);
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
 std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)

@@ -284,10 +284,12 @@ void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int 
       const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
       const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
       MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
-      P.noalias() = (Q * K.transpose()) * scale;
+      // only the causal (lower) triangle of q·kᵀ is computed
+      P.template triangularView<Eigen::Lower>() = Q * K.transpose();
       const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
       for (int i = 0; i < T; ++i) {
         S* p = P.data() + static_cast<int64_t>(i) * T;
+        for (int j = 0; j <= i; ++j) p[j] *= scale;
         if (alibi_slopes)
           for (int j = 0; j <= i; ++j) p[j] -= slope * S(i - j);
         S mx = p[0];
@@ -323,7 +325,7 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
       MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
       // out = P·V: dV += Pᵀ·dO, dP = dO·Vᵀ.
       dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-      dP.noalias() = dO * V.transpose();
+      dP.template triangularView<Eigen::Lower>() = dO * V.transpose();  // causal part only
       // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k.
       for (int i = 0; i < T; ++i) {
         const S* p = P.data() + static_cast<int64_t>(i) * T;
