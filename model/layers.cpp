@@ -1,5 +1,9 @@
 #include "model/layers.hpp"
 
+// GCC 12 reports false -Wmaybe-uninitialized warnings inside the AVX-512 intrinsics that Eigen's
+// matrix products use (hundreds of them with -march=native); they are not about this code.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <omp.h>
 
 #include <Eigen/Core>

@@ -48,6 +48,7 @@ struct Workspace {
   std::vector<S> lnf, lnf_mean, lnf_rstd;              // (N, C), (N), (N)
   std::vector<S> logits, dlogits, losses;              // (N, V), (N, V), (N)
   std::vector<S> dres, dln, datty, dqkv, dact;         // activation gradients, one layer at a time
+  std::vector<S> kbias_keep;                           // (C) the key-bias gradient kept across the qkv backward
   std::vector<S> scratch;                              // (threads, T, T)
 };
 
@@ -320,8 +321,15 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     attention_backward(w.dqkv.data(), w.scratch.data(), w.datty.data(), per_layer(w.qkv, l, 3 * C),
                        w.att.data() + l * att_size, B, T, C, H);
     if (cfg_.position == Position::Rope) rope_backward(w.dqkv.data(), w.rope.data(), B, T, C, H);
+    // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i, a
+    // shift softmax ignores: ∂loss/∂b_k is exactly 0. Keep it exactly 0 rather than summing the
+    // rounding noise of dK over positions (which would also drive AdamW steps of order lr).
+    const bool key_bias_inert = cfg_.attention == Attention::Softmax && cfg_.position != Position::Rope;
+    std::vector<S>& kbias_keep = w.kbias_keep;
+    if (key_bias_inert) kbias_keep.assign(G + o.qkvb + C, G + o.qkvb + 2 * C);
     matmul_backward(w.dln.data(), G + o.qkvw, G + o.qkvb, w.dqkv.data(), per_layer(w.ln1, l, C), P + o.qkvw, n, C,
                     3 * C);
+    if (key_bias_inert) std::copy(kbias_keep.begin(), kbias_keep.end(), G + o.qkvb + C);
     norm_backward(w.dres.data(), w.dln.data(), res(2 * l), per_layer(w.ln1_mean, l, 1), per_layer(w.ln1_rstd, l, 1),
                   o.ln1w, o.ln1b);
   }

@@ -39,16 +39,18 @@ constexpr int64_t kChunk = 4096;  // elements per partial sum: fixed, so the sum
 
 double global_norm(const float* g, size_t n) {
   const int64_t nc = (static_cast<int64_t>(n) + kChunk - 1) / kChunk;
-  std::vector<double> partial(static_cast<size_t>(nc), 0.0);
+  thread_local std::vector<double> partial_sums;  // grows once: no allocation in later steps
+  partial_sums.assign(static_cast<size_t>(nc), 0.0);
+  double* partial = partial_sums.data();  // the calling thread's buffer, shared with the workers
 #pragma omp parallel for schedule(static) if (nc > 16)
   for (int64_t c = 0; c < nc; ++c) {
     const int64_t e = std::min<int64_t>(static_cast<int64_t>(n), (c + 1) * kChunk);
     double s = 0;
     for (int64_t i = c * kChunk; i < e; ++i) s += static_cast<double>(g[i]) * g[i];
-    partial[static_cast<size_t>(c)] = s;
+    partial[c] = s;
   }
   double total = 0;
-  for (double p : partial) total += p;
+  for (int64_t c = 0; c < nc; ++c) total += partial[c];
   return std::sqrt(total);
 }
 

@@ -1,6 +1,7 @@
 // AdamW against a hand-computed two-step update, the schedules at hand-computed steps, clipping,
 // and a diverged step reported, not thrown.
 #include <catch2/catch.hpp>
+#include <omp.h>
 
 #include <cmath>
 #include <limits>
@@ -103,6 +104,19 @@ TEST_CASE("clipping: like torch clip_grad_norm_") {
   // many elements over several partial sums
   std::vector<float> big(10000, 0.5f);
   CHECK(global_norm(big.data(), big.size()) == Approx(50.0));
+  // enough partial sums to run in parallel: the same bits with 1 and 2 threads
+  std::vector<float> huge(200003);
+  for (size_t i = 0; i < huge.size(); ++i) huge[i] = static_cast<float>(std::sin(0.1 * i));
+  double expected = 0;
+  for (float x : huge) expected += static_cast<double>(x) * x;
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double n1 = global_norm(huge.data(), huge.size());
+  omp_set_num_threads(2);
+  const double n2 = global_norm(huge.data(), huge.size());
+  omp_set_num_threads(saved);
+  CHECK(n1 == n2);
+  CHECK(n1 == Approx(std::sqrt(expected)).epsilon(1e-12));
   std::vector<float> bad = {1.0f, std::numeric_limits<float>::quiet_NaN()};
   CHECK(std::isnan(clip_grad_norm(bad.data(), 2, 1.0)));
   CHECK(bad[0] == 1.0f);
