@@ -35,6 +35,7 @@ int cmd_forward(const Args& args);          // cmd_model.cpp
 int cmd_sweep(const Args& args);            // cmd_sweep.cpp
 int cmd_eval(const Args& args);             // cmd_sweep.cpp
 int cmd_merge(const Args& args);            // cmd_results.cpp
+int cmd_slurm(const Args& args);            // cmd_slurm.cpp
 int cmd_report(const Args& args);           // cmd_results.cpp
 
 // Parses a subcommand's arguments into `vm` (with `positional`, if given, taking one bare

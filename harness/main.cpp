@@ -14,6 +14,7 @@ const std::vector<Command>& commands() {
       {"tasks", "list tasks, their parameters and defaults", cmd_tasks},
       {"sample", "print examples of a task (text or jsonl)", cmd_sample},
       {"sweep", "train and evaluate every run of a suite (YAML)", cmd_sweep},
+      {"slurm", "run a suite as a Slurm job array (sbatch scripts; --submit)", cmd_slurm},
       {"merge", "join the run files of a suite into one suite file (HDF5)", cmd_merge},
       {"report", "statistics across seeds of a suite file (table, markdown, csv)", cmd_report},
       {"eval", "evaluate a saved model at new lengths and conditions", cmd_eval},

@@ -28,48 +28,37 @@ int draw_length(uint64_t seed, uint64_t index, uint64_t tag, int lo, int hi) {
   return static_cast<int>(rng.between(lo, hi));
 }
 
-// Where training example k comes from.
-class TrainingData {
- public:
-  TrainingData(const tasks::Task& task, const RunSpec& spec) : task_(task), spec_(spec) {
-    const TrainConfig& t = spec.train;
-    if (t.examples > 0) {
-      finite_.resize(static_cast<size_t>(t.examples));
-      for (size_t j = 0; j < finite_.size(); ++j)
-        task.sample_into(t.data_seed, tasks::Stream::Train, j,
-                         draw_length(t.data_seed, j, kFiniteLengthTag, t.length_min, t.length_max), finite_[j]);
-    }
-  }
-
-  void example(uint64_t k, tasks::Example& out) {
-    const TrainConfig& t = spec_.train;
-    if (finite_.empty()) {
-      task_.sample_into(spec_.seed, tasks::Stream::Train, k,
-                        draw_length(spec_.seed, k, kTrainLengthTag, t.length_min, t.length_max), out);
-      return;
-    }
-    const uint64_t n = finite_.size(), epoch = k / n;
-    if (epoch != epoch_ || order_.empty()) {
-      order_.resize(n);
-      std::iota(order_.begin(), order_.end(), uint64_t{0});
-      tasks::Rng rng(tasks::hash_words({spec_.seed, epoch, kEpochOrderTag}));
-      rng.shuffle(order_);
-      epoch_ = epoch;
-    }
-    out = finite_[order_[k % n]];
-  }
-
- private:
-  const tasks::Task& task_;
-  const RunSpec& spec_;
-  std::vector<tasks::Example> finite_;
-  std::vector<uint64_t> order_;
-  uint64_t epoch_ = 0;
-};
-
 model::Schedule schedule_of(const std::string& s) { return model::parse_schedule(s); }
 
 }  // namespace
+
+TrainingData::TrainingData(const tasks::Task& task, const RunSpec& spec) : task_(task), spec_(spec) {
+  const TrainConfig& t = spec.train;
+  if (t.examples > 0) {
+    finite_.resize(static_cast<size_t>(t.examples));
+    for (size_t j = 0; j < finite_.size(); ++j)
+      task.sample_into(t.data_seed, tasks::Stream::Train, j,
+                       draw_length(t.data_seed, j, kFiniteLengthTag, t.length_min, t.length_max), finite_[j]);
+  }
+}
+
+void TrainingData::example(uint64_t k, tasks::Example& out) {
+  const TrainConfig& t = spec_.train;
+  if (finite_.empty()) {
+    task_.sample_into(spec_.seed, tasks::Stream::Train, k,
+                      draw_length(spec_.seed, k, kTrainLengthTag, t.length_min, t.length_max), out);
+    return;
+  }
+  const uint64_t n = finite_.size(), epoch = k / n;
+  if (epoch != epoch_ || order_.empty()) {
+    order_.resize(n);
+    std::iota(order_.begin(), order_.end(), uint64_t{0});
+    tasks::Rng rng(tasks::hash_words({spec_.seed, epoch, kEpochOrderTag}));
+    rng.shuffle(order_);
+    epoch_ = epoch;
+  }
+  out = finite_[order_[k % n]];
+}
 
 void Batch::assemble(const std::vector<tasks::Example>& examples) {
   B = static_cast<int>(examples.size());

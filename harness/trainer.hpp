@@ -24,6 +24,23 @@ struct Batch {
   void assemble(const std::vector<tasks::Example>& examples);
 };
 
+// Training example k of a run (k = step·batch + b): from the unbounded generator (the `train`
+// stream under the run seed, its length drawn from the training range by hash(seed, k)), or
+// from a finite set of `train.examples` examples (the `train` stream under data_seed), visited
+// epoch by epoch in an order shuffled by hash(run seed, epoch).
+class TrainingData {
+ public:
+  TrainingData(const tasks::Task& task, const RunSpec& spec);  // both must outlive this
+  void example(uint64_t k, tasks::Example& out);
+
+ private:
+  const tasks::Task& task_;
+  const RunSpec& spec_;
+  std::vector<tasks::Example> finite_;
+  std::vector<uint64_t> order_;
+  uint64_t epoch_ = 0;
+};
+
 // Accuracy and loss of a model on a list of examples (forward only, batches of `batch`).
 struct EvalScore {
   double loss = kNaN;       // mean cross-entropy over scored positions

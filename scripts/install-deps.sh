@@ -12,6 +12,8 @@ packages=(
   libopenblas0-openmp
   # Python reference, benchmark and plotting tools (for /usr/bin/python3)
   python3 python3-torch python3-numpy python3-h5py python3-pandas python3-matplotlib
+  # a real single-node Slurm for `srbench slurm` and its tests (scripts/slurm-local.sh)
+  slurm-wlm munge
 )
 
 missing=()

@@ -1,0 +1,137 @@
+// compare_suite_files EXPECTED.h5 ACTUAL.h5: do two suite files hold the same runs with the same
+// results, timings aside? Used by test_slurm.sh to hold a suite run through Slurm against a plain
+// local sweep.
+//
+// Checked: no run id twice in either /summary; the same run ids; every /summary field but wall_s
+// and tokens_per_s equal (NaN equals NaN); and per run its resolved config, training curve,
+// evaluation conditions and rows. Prints every difference. Exit 0 same, 1 different, 2 unreadable.
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "harness/results.hpp"
+
+using namespace srbench::harness;
+
+namespace {
+
+int differences = 0;
+
+void differ(const std::string& run, const std::string& what, const std::string& a, const std::string& b) {
+  std::printf("run %s: %s differs: expected %s, got %s\n", run.c_str(), what.c_str(), a.c_str(), b.c_str());
+  ++differences;
+}
+
+void same_text(const std::string& run, const std::string& what, const std::string& a, const std::string& b) {
+  if (a != b) differ(run, what, "'" + a + "'", "'" + b + "'");
+}
+
+void same_int(const std::string& run, const std::string& what, int64_t a, int64_t b) {
+  if (a != b) differ(run, what, std::to_string(a), std::to_string(b));
+}
+
+void same_double(const std::string& run, const std::string& what, double a, double b) {
+  if (!((std::isnan(a) && std::isnan(b)) || a == b)) {
+    char x[40], y[40];
+    std::snprintf(x, sizeof x, "%.17g", a);
+    std::snprintf(y, sizeof y, "%.17g", b);
+    differ(run, what, x, y);
+  }
+}
+
+// The summary rows and runs of a suite file by run id; a run id seen twice counts as a difference.
+struct Indexed {
+  std::map<std::string, SummaryRow> rows;
+  std::map<std::string, RunResult> runs;
+};
+
+Indexed index_file(const std::string& path) {
+  const SuiteFile f = read_suite_file(path);
+  Indexed out;
+  for (const auto& r : f.summary)
+    if (!out.rows.emplace(r.run_id, r).second) {
+      std::printf("%s: run %s is in /summary twice\n", path.c_str(), r.run_id.c_str());
+      ++differences;
+    }
+  for (const auto& r : f.runs) out.runs.emplace(r.run_id, r);
+  return out;
+}
+
+void compare_run(const std::string& id, const RunResult& a, const RunResult& b) {
+  same_text(id, "config", a.config_yaml, b.config_yaml);
+  same_text(id, "message", a.message, b.message);
+  same_int(id, "curve points", static_cast<int64_t>(a.curve.size()), static_cast<int64_t>(b.curve.size()));
+  for (size_t i = 0; i < std::min(a.curve.size(), b.curve.size()); ++i) {
+    const std::string at = "curve[" + std::to_string(i) + "].";
+    same_int(id, at + "step", a.curve[i].step, b.curve[i].step);
+    same_double(id, at + "train_loss", a.curve[i].train_loss, b.curve[i].train_loss);
+    same_double(id, at + "val_acc", a.curve[i].val_acc, b.curve[i].val_acc);
+    same_double(id, at + "lr", a.curve[i].lr, b.curve[i].lr);
+    same_double(id, at + "grad_norm", a.curve[i].grad_norm, b.curve[i].grad_norm);
+  }
+  same_int(id, "conditions", static_cast<int64_t>(a.conditions.size()), static_cast<int64_t>(b.conditions.size()));
+  for (size_t i = 0; i < std::min(a.conditions.size(), b.conditions.size()); ++i)
+    same_text(id, "conditions[" + std::to_string(i) + "]", a.conditions[i], b.conditions[i]);
+  same_int(id, "eval rows", static_cast<int64_t>(a.eval.size()), static_cast<int64_t>(b.eval.size()));
+  for (size_t i = 0; i < std::min(a.eval.size(), b.eval.size()); ++i) {
+    const std::string at = "eval[" + std::to_string(i) + "].";
+    same_int(id, at + "length", a.eval[i].length, b.eval[i].length);
+    same_int(id, at + "condition", a.eval[i].condition, b.eval[i].condition);
+    same_double(id, at + "loss", a.eval[i].loss, b.eval[i].loss);
+    same_double(id, at + "token_acc", a.eval[i].token_acc, b.eval[i].token_acc);
+    same_double(id, at + "seq_acc", a.eval[i].seq_acc, b.eval[i].seq_acc);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: compare_suite_files EXPECTED.h5 ACTUAL.h5\n");
+    return 2;
+  }
+  Indexed expected, actual;
+  try {
+    expected = index_file(argv[1]);
+    actual = index_file(argv[2]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "compare_suite_files: %s\n", e.what());
+    return 2;
+  }
+  for (const auto& [id, x] : expected.rows) {
+    const auto it = actual.rows.find(id);
+    if (it == actual.rows.end()) {
+      std::printf("run %s (%s · %s · seed %lld) is missing from %s\n", id.c_str(), x.entry.c_str(), x.model.c_str(),
+                  static_cast<long long>(x.seed), argv[2]);
+      ++differences;
+      continue;
+    }
+    const SummaryRow& y = it->second;
+    same_text(id, "task", x.task, y.task);
+    same_text(id, "entry", x.entry, y.entry);
+    same_text(id, "model", x.model, y.model);
+    same_int(id, "seed", x.seed, y.seed);
+    same_text(id, "grid", x.grid, y.grid);
+    same_text(id, "status", x.status, y.status);
+    same_double(id, "id_acc", x.id_acc, y.id_acc);
+    same_double(id, "ood_length_acc", x.ood_length_acc, y.ood_length_acc);
+    same_double(id, "shift_acc", x.shift_acc, y.shift_acc);
+    same_double(id, "shortcut_gap", x.shortcut_gap, y.shortcut_gap);
+    same_int(id, "steps_to_target", x.steps_to_target, y.steps_to_target);
+    same_double(id, "final_train_loss", x.final_train_loss, y.final_train_loss);
+    if (expected.runs.count(id) && actual.runs.count(id)) compare_run(id, expected.runs.at(id), actual.runs.at(id));
+  }
+  for (const auto& [id, y] : actual.rows)
+    if (!expected.rows.count(id)) {
+      std::printf("run %s (%s · %s · seed %lld) is in %s only\n", id.c_str(), y.entry.c_str(), y.model.c_str(),
+                  static_cast<long long>(y.seed), argv[2]);
+      ++differences;
+    }
+  if (differences) {
+    std::printf("%d difference(s) between %s and %s\n", differences, argv[1], argv[2]);
+    return 1;
+  }
+  std::printf("same %zu runs, same results (timings aside): %s and %s\n", expected.rows.size(), argv[1], argv[2]);
+  return 0;
+}

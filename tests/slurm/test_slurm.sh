@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# `srbench slurm --submit` against a real single-node Slurm (scripts/slurm-local.sh): a suite of 6
+# tiny runs as a 3-task job array plus its merge job, held against a plain local sweep.
+#
+#   test_slurm.sh --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel
+#
+# plain:  submit, wait for the merge job; the merged file equals the local sweep (timings aside).
+# cancel: longer runs; once array task 1 has finished its first run, `scancel` it mid-way through
+#         its second; the merge job still runs and reports the lost run missing (none failed);
+#         submitting the same command again redoes only that run; the final file equals the
+#         local sweep, with no run lost or duplicated and no temporary file left.
+#
+# Exit codes: 0 pass, 1 fail, 77 skipped — only when Slurm itself cannot start here (why is
+# printed). The cluster's daemons are stopped by PID on every exit (trap); the temporary folder is
+# removed after a pass and kept, with its path printed, after a failure.
+set -euo pipefail
+
+srbench="" compare="" slurm_local="" scenario=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --srbench) srbench=$2; shift 2 ;;
+    --compare) compare=$2; shift 2 ;;
+    --slurm-local) slurm_local=$2; shift 2 ;;
+    --scenario) scenario=$2; shift 2 ;;
+    *) echo "test_slurm: unknown argument $1" >&2; exit 1 ;;
+  esac
+done
+[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel ]] || {
+  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel" >&2
+  exit 1
+}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/srbench-slurm-test-XXXXXX")
+finish() {
+  local rc=$?
+  trap - EXIT
+  bash "$slurm_local" stop "$T/cluster" >/dev/null 2>&1 || true
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
+    rm -rf "$T"
+  else
+    echo "test_slurm: FAILED; kept $T (cluster logs in $T/cluster/log, job logs in $T/*/res/tiny/logs)"
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 143' TERM INT
+
+fail() {
+  echo "test_slurm: FAIL: $*"
+  exit 1
+}
+
+# ---- the cluster: skip only if it cannot start
+set +e
+bash "$slurm_local" start "$T/cluster" >"$T/start.log" 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 3 ]; then
+  echo "test_slurm: SKIPPED: $(grep 'cannot start' "$T/start.log" | head -n 1)"
+  exit 77
+fi
+[ "$rc" -eq 0 ] || { cat "$T/start.log"; fail "scripts/slurm-local.sh start exited with $rc"; }
+cat "$T/start.log"
+# shellcheck disable=SC1091
+source "$T/cluster/env"
+
+cat >"$T/tiny.yaml" <<'EOF'
+name: tiny
+seeds: [0, 1, 2]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
+  train: {steps: 60, batch: 8, eval_every: 20, lr: 0.003, warmup: 5}
+  eval: {examples: 32, val_examples: 16}
+tasks:
+  - task: parity
+    train: {length: [1, 4]}
+    eval: {lengths: [4, 8], shifts: [{p1: 0.9}]}
+  - task: flipflop
+    train: {length: [1, 6]}
+    eval: {lengths: [6, 12]}
+EOF
+# cancel: runs of a few seconds each, so that a task can be cancelled in the middle of one
+sets=()
+[ "$scenario" = cancel ] && sets=(--set train.steps=8000)
+
+# Seconds since the test started, for the log.
+t0=$SECONDS
+say() { echo "[$((SECONDS - t0))s] $*"; }
+
+# The state of a job (or array task "A_I"): PENDING, RUNNING, COMPLETED, CANCELLED, ...
+job_state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
+
+# Waits up to $2 seconds for job $1 to end; prints its final state.
+wait_job() {
+  local id=$1 secs=$2 state i
+  for ((i = 0; i < secs * 5; i++)); do
+    state=$(job_state "$id")
+    case $state in
+      PENDING | RUNNING | CONFIGURING | COMPLETING | SUSPENDED | REQUEUED | "") sleep 0.2 ;;
+      *) echo "$state"; return 0 ;;
+    esac
+  done
+  squeue >&2 || true
+  fail "job $id has not ended after $secs s (state ${state:-unknown})"
+}
+
+# `srbench slurm ... --submit` from folder $1; sets ARRAY and MERGE to the job ids it prints.
+submit() {
+  local dir=$1
+  mkdir -p "$dir"
+  (cd "$dir" && "$srbench" slurm ../tiny.yaml --array 3 --out res/tiny.h5 "${sets[@]}" --submit) >"$dir/submit.out" 2>&1 ||
+    { cat "$dir/submit.out"; fail "srbench slurm --submit exited with $?"; }
+  cat "$dir/submit.out"
+  ARRAY=$(sed -n 's/^submitted array job \([0-9]*\) .*/\1/p' "$dir/submit.out")
+  MERGE=$(sed -n 's/.* and merge job \([0-9]*\) .*/\1/p' "$dir/submit.out")
+  [ -n "$ARRAY" ] && [ -n "$MERGE" ] || fail "no job ids in the output of srbench slurm --submit"
+}
+
+# Every task of array $1 ended in state $2 (task list: $3, e.g. "0 2").
+check_tasks() {
+  local array=$1 want=$2 task state
+  for task in $3; do
+    state=$(job_state "${array}_${task}")
+    [ "$state" = "$want" ] || fail "array task ${array}_${task} ended $state, not $want (log: $(cat "$logs/${array}_${task}.out" 2>/dev/null | tail -n 3))"
+  done
+}
+
+# The reference: the same suite swept locally.
+say "local sweep"
+"$srbench" sweep "$T/tiny.yaml" --out "$T/local/tiny.h5" --jobs 2 "${sets[@]}" >"$T/local.out" 2>&1 ||
+  { cat "$T/local.out"; fail "local sweep failed"; }
+
+res=$T/cluster-run/res
+logs=$res/tiny/logs
+say "submit"
+submit "$T/cluster-run"
+grep -q "^exec '$srbench' sweep " "$res/tiny/slurm/sweep.sbatch" || fail "sweep.sbatch does not run $srbench by absolute path"
+grep -q -- '--jobs 1 --threads "${SLURM_CPUS_PER_TASK:-1}"' "$res/tiny/slurm/sweep.sbatch" ||
+  fail "sweep.sbatch does not give one thread per allotted CPU"
+
+if [ "$scenario" = cancel ]; then
+  # Task 1 runs runs 1 and 4: cancel it once the first is written, while the second trains.
+  for ((i = 0; i < 600; i++)); do
+    grep -q '^\[1/2\]' "$logs/${ARRAY}_1.out" 2>/dev/null && break
+    sleep 0.2
+  done
+  grep -q '^\[1/2\]' "$logs/${ARRAY}_1.out" || fail "array task ${ARRAY}_1 did not finish a first run within 120 s"
+  [ "$(job_state "${ARRAY}_1")" = RUNNING ] || fail "array task ${ARRAY}_1 is $(job_state "${ARRAY}_1"), not RUNNING, before scancel"
+  say "scancel ${ARRAY}_1 (one run finished, one in progress)"
+  scancel "${ARRAY}_1"
+fi
+
+state=$(wait_job "$MERGE" 180)
+say "merge job $MERGE: $state"
+[ "$state" = COMPLETED ] || fail "merge job $MERGE ended $state (log: $(cat "$logs/merge-$MERGE.out"))"
+cat "$logs/merge-$MERGE.out"
+
+if [ "$scenario" = plain ]; then
+  check_tasks "$ARRAY" COMPLETED "0 1 2"
+  grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of 6 runs missing"
+else
+  check_tasks "$ARRAY" COMPLETED "0 2"
+  check_tasks "$ARRAY" CANCELLED "1"
+  grep -q "missing: 1 of 6" "$logs/merge-$MERGE.out" ||
+    fail "after cancelling task 1 mid-run the merge job should report exactly its run in progress missing"
+  ! grep -q "^failed:" "$logs/merge-$MERGE.out" || fail "the run killed by scancel was recorded as failed"
+
+  say "re-submit"
+  submit "$T/cluster-run"
+  state=$(wait_job "$MERGE" 180)
+  say "merge job $MERGE: $state"
+  [ "$state" = COMPLETED ] || fail "merge job $MERGE of the re-submission ended $state"
+  cat "$logs/merge-$MERGE.out"
+  check_tasks "$ARRAY" COMPLETED "0 1 2"
+  grep -q "2 already finished, 0 to run" "$logs/${ARRAY}_0.out" || fail "re-submitted task 0 did not skip its 2 finished runs"
+  grep -q "1 already finished, 1 to run" "$logs/${ARRAY}_1.out" || fail "re-submitted task 1 did not redo only its lost run"
+  grep -q "2 already finished, 0 to run" "$logs/${ARRAY}_2.out" || fail "re-submitted task 2 did not skip its 2 finished runs"
+  grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the re-submission's merge job does not report 0 of 6 runs missing"
+  leftovers=$(find "$res/tiny/runs" -name '*.tmp*' | wc -l)
+  [ "$leftovers" -eq 0 ] || fail "$leftovers temporary run file(s) left in $res/tiny/runs"
+fi
+
+files=$(find "$res/tiny/runs" -name '*.h5' | wc -l)
+[ "$files" -eq 6 ] || fail "$files run files in $res/tiny/runs, expected 6"
+"$compare" "$T/local/tiny.h5" "$res/tiny.h5" || fail "the merged file differs from the local sweep"
+say "PASS ($scenario)"
