@@ -169,6 +169,13 @@ void write_int_attribute(hid_t loc, const char* name, int64_t value) {
     throw std::runtime_error("cannot write attribute '" + std::string(name) + "' of " + where(loc));
 }
 
+void write_double_attribute(hid_t loc, const char* name, double value) {
+  Id space(H5Screate(H5S_SCALAR));
+  Id attr(H5Acreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attr.valid() || H5Awrite(attr, H5T_NATIVE_DOUBLE, &value) < 0)
+    throw std::runtime_error("cannot write attribute '" + std::string(name) + "' of " + where(loc));
+}
+
 // Opens a scalar attribute; ModelError naming it when absent or not a single value.
 Id open_scalar_attribute(hid_t loc, const char* name, const char* expected) {
   const std::string what = where(loc) + " attribute '" + name + "'";
@@ -211,6 +218,44 @@ int64_t read_int_attribute(hid_t loc, const char* name) {
   return value;
 }
 
+double read_double_attribute(hid_t loc, const char* name) {
+  Id attr = open_scalar_attribute(loc, name, "a number");
+  Id type(H5Aget_type(attr));
+  double value = 0;
+  const auto cls = H5Tget_class(type);
+  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || H5Aread(attr, H5T_NATIVE_DOUBLE, &value) < 0)
+    throw ModelError(where(loc) + " attribute '" + name + "': expected a number");
+  return value;
+}
+
+const SplineConfig& spline_config_of(const ModelConfig& cfg, const ParamInfo& p) {
+  return p.spline == SplineSite::Mlp ? cfg.mlp_spline : cfg.attn_spline;
+}
+
+// A spline dataset's attributes (model.md): range (R), keypoints (K), extrapolate.
+void write_spline_attributes(hid_t dataset, const SplineConfig& sc) {
+  write_double_attribute(dataset, "range", sc.range);
+  write_int_attribute(dataset, "keypoints", sc.keypoints);
+  write_string_attribute(dataset, "extrapolate", to_string(sc.extrapolate));
+}
+
+// ModelError naming the dataset and attribute when they disagree with the config.
+void check_spline_attributes(hid_t dataset, const SplineConfig& sc) {
+  const std::string what = where(dataset);
+  const double range = read_double_attribute(dataset, "range");
+  if (range != sc.range)
+    throw ModelError(what + " attribute 'range': " + std::to_string(range) + " but the config says range " +
+                     std::to_string(sc.range));
+  const int64_t k = read_int_attribute(dataset, "keypoints");
+  if (k != sc.keypoints)
+    throw ModelError(what + " attribute 'keypoints': " + std::to_string(k) + " but the config says keypoints " +
+                     std::to_string(sc.keypoints));
+  const std::string e = read_string_attribute(dataset, "extrapolate");
+  if (e != to_string(sc.extrapolate))
+    throw ModelError(what + " attribute 'extrapolate': '" + e + "' but the config says extrapolate " +
+                     to_string(sc.extrapolate));
+}
+
 std::string join_names(const std::vector<std::string>& names, size_t most = 5) {
   std::string s;
   for (size_t i = 0; i < names.size() && i < most; ++i) s += (i ? ", " : "") + names[i];
@@ -241,7 +286,12 @@ void write_checkpoint(hid_t group, const Model& model) {
   write_string_attribute(group, "config", model.config().to_yaml());
   write_int_attribute(group, "vocab", model.config().vocab);
   Id params = h5::create_group(group, "params");
-  for (const ParamInfo& p : model.layout().tensors()) h5::write_dataset(params, p.name, model.params() + p.offset, p.shape);
+  for (const ParamInfo& p : model.layout().tensors()) {
+    h5::write_dataset(params, p.name, model.params() + p.offset, p.shape);
+    if (p.spline == SplineSite::None) continue;
+    Id ds(H5Dopen2(params, p.name.c_str(), H5P_DEFAULT));
+    write_spline_attributes(ds, spline_config_of(model.config(), p));
+  }
 }
 
 void save_checkpoint(const Model& model, const std::string& path) {
@@ -301,6 +351,7 @@ Model read_checkpoint(hid_t group) {
                        shape_text(p.shape));
     if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, model.params() + p.offset) < 0)
       throw ModelError(what + ": cannot be read (damaged file?)");
+    if (p.spline != SplineSite::None) check_spline_attributes(ds, spline_config_of(model.config(), p));
   }
   return model;
 }

@@ -1,11 +1,12 @@
 // The model's configuration: the `model:` section of a suite, and the config stored in a
 // checkpoint (model.md, "Config keys"). Defaults are model.md's.
 //
-// Not implemented yet (rejected with a ModelError naming the key): `activation: spline`,
-// `attention: spline-score | spline-kernel`, `lime: static`, the `mlp_spline.*` and
-// `attn_spline.*` settings. The enums below are where they will be added.
+// Spline settings are nested maps (`mlp_spline: {keypoints: 32}` in YAML), set one at a time
+// with dotted keys (`set("mlp_spline.keypoints", "32")`). Not implemented yet (rejected with a
+// ModelError naming the key): `lime: static`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,15 +20,34 @@ namespace srbench::model {
 
 enum class Position { Learned, Sinusoidal, Rope, Alibi, None };
 enum class Norm { Layer, Rms };
-enum class Activation { Gelu, Relu };   // later: Spline
-enum class Attention { Softmax };       // later: SplineScore, SplineKernel
+enum class Activation { Gelu, Relu, Spline };
+enum class Attention { Softmax, SplineScore, SplineKernel };
 enum class Lime { None };               // later: Static
+enum class Extrapolate { Constant, Linear };
+enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
+enum class SplineShare { Layer, Model };
 
 const char* to_string(Position p);
 const char* to_string(Norm n);
 const char* to_string(Activation a);
 const char* to_string(Attention a);
 const char* to_string(Lime l);
+const char* to_string(Extrapolate e);
+const char* to_string(SplineInit i);
+const char* to_string(SplineShare s);
+
+// One learnable spline φ (model.md, "The learnable spline"): K keypoints x_k = −R + k·h,
+// h = 2R/(K−1), with learnable values θ_k.
+struct SplineConfig {
+  int keypoints = 64;    // K >= 2
+  double range = 8.0;    // R > 0
+  Extrapolate extrapolate = Extrapolate::Constant;
+  std::optional<SplineInit> init;  // unset: the default of its site (ModelConfig::mlp_init / attn_init)
+  SplineShare share = SplineShare::Layer;
+
+  double step() const { return 2.0 * range / (keypoints - 1); }  // h
+  bool operator==(const SplineConfig&) const = default;
+};
 
 struct ModelConfig {
   int vocab = 0;           // vocabulary size V; 0 = not set yet (comes from the task)
@@ -42,30 +62,48 @@ struct ModelConfig {
   Attention attention = Attention::Softmax;
   Lime lime = Lime::None;
   std::string lime_init = "uniform";  // uniform | identity; only meaningful once `lime: static` exists
+  SplineConfig mlp_spline;   // used by `activation: spline`
+  SplineConfig attn_spline;  // used by `attention: spline-score | spline-kernel`
+
+  bool mlp_has_spline() const { return activation == Activation::Spline; }
+  bool attn_has_spline() const { return attention != Attention::Softmax; }
+  // The spline inits with model.md's defaults filled in: gelu for the MLP; exp for spline-score,
+  // elu1 for spline-kernel.
+  SplineInit mlp_init() const { return mlp_spline.init.value_or(SplineInit::Gelu); }
+  SplineInit attn_init() const {
+    return attn_spline.init.value_or(attention == Attention::SplineKernel ? SplineInit::Elu1 : SplineInit::Exp);
+  }
 
   int head_size() const { return d_model / heads; }
   int mlp_hidden() const { return mlp_ratio * d_model; }
 
-  // Sets one key from its text, read as a YAML scalar (`--set KEY=VALUE`, without "model.").
+  // Sets one key from its text, read as a YAML scalar (`--set KEY=VALUE`, without "model.");
+  // spline settings by dotted keys (`mlp_spline.keypoints`), or a whole section as a YAML map
+  // (`mlp_spline`, `{keypoints: 32, init: relu}`).
   // Throws ModelError naming the key for an unknown key, a wrong type or a bad value.
   void set(const std::string& key, const std::string& value_text);
 
   // Applies every key of a YAML map (a suite's `model:` section); keys not given keep their
-  // value. Throws ModelError naming the key for anything set() rejects.
+  // value (nested maps: `mlp_spline: {keypoints: 32}`). Throws ModelError naming the key for
+  // anything set() rejects.
   void apply_yaml(const YAML::Node& map);
-  // The resolved config as a YAML block map (every key, `vocab` included); from_yaml(to_yaml())
-  // gives back an equal config.
+  // The resolved config as a YAML block map (every key, `vocab` included; spline sections as
+  // nested maps with their inits resolved); from_yaml(to_yaml()) gives back an equal config.
   std::string to_yaml() const;
   static ModelConfig from_yaml(const std::string& text);
 
   // Throws ModelError naming the offending key: vocab not set, sizes < 1, d_model not divisible
-  // by heads, odd head size under rope, odd d_model under sinusoidal.
+  // by heads, odd head size under rope, odd d_model under sinusoidal, spline keypoints < 2 or
+  // range not > 0, alibi with spline-kernel attention.
   void validate() const;
 
-  // Every key set() accepts, in the order to_yaml() writes them.
+  // Every scalar key set() accepts, in the order to_yaml() writes them; spline settings dotted
+  // ("mlp_spline.keypoints", …). set() also takes the section names "mlp_spline", "attn_spline".
   static const std::vector<std::string>& keys();
 
-  bool operator==(const ModelConfig&) const = default;
+  // Equal resolved configs: an unset spline init equals its default given explicitly.
+  // (Lists every field: extend it with any new one.)
+  bool operator==(const ModelConfig& o) const;
 };
 
 }  // namespace srbench::model

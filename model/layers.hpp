@@ -65,6 +65,50 @@ template <typename S>
 void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S* att, int B, int T, int C,
                         int H);
 
+// The learnable spline φ (model.md): K keypoints x_k = −R + k·h, h = 2R/(K−1), values θ_k.
+// u = (x+R)/h; constant extrapolation clamps u to [0, K−1], linear does not; k = clamp(⌊u⌋, 0,
+// K−2); φ(x) = θ_k + (u−k)(θ_{k+1} − θ_k). ∂φ/∂x = (θ_{k+1} − θ_k)/h (0 where u was clamped),
+// ∂φ/∂θ_k = 1 − (u−k), ∂φ/∂θ_{k+1} = u − k.
+struct SplineShape {
+  int keypoints = 64;  // K
+  double range = 8.0;  // R
+  bool linear = false; // extrapolate: linear (else constant)
+};
+// out = φ(inp), n values (values: K).
+template <typename S>
+void spline_forward(S* out, const S* inp, const S* values, int64_t n, const SplineShape& sp);
+// dinp = dout·φ'(inp) (overwritten; dinp may be dout); dvalues (K) += Σ dout·∂φ/∂θ, summed per
+// fixed chunk of elements, then the chunks in order.
+template <typename S>
+void spline_backward(S* dinp, S* dvalues, const S* dout, const S* inp, const S* values, int64_t n,
+                     const SplineShape& sp);
+
+// Spline-score attention: s_ij = q_i·k_j/√hs (− s_h·(i−j) under ALiBi), α_ij = φ(s_ij) /
+// (Σ_{j'≤i} |φ(s_ij')| + 1e-6). Like attention_forward, plus: scores (B,H,T,T) saves s (lower
+// triangle), norm (B,H,T) saves the denominators.
+template <typename S>
+void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S* qkv, const S* alibi_slopes,
+                                    const S* values, const SplineShape& sp, int B, int T, int C, int H);
+// dqkv (N,3C) overwritten; dvalues (K) += the spline values' gradient (per (example, head) pair,
+// then the pairs in order); scratch as attention_backward.
+template <typename S>
+void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* dout, const S* qkv, const S* att,
+                                     const S* scores, const S* norm, const S* values, const SplineShape& sp, int B,
+                                     int T, int C, int H);
+
+// Spline-kernel attention: phi (N,2C) = φ of the q | k columns of qkv (after RoPE, no scaling);
+// K_ij = φ(q_i)·φ(k_j) per head, α_ij = K_ij / (Σ_{j'≤i} |K_ij'| + 1e-6). att, norm as above.
+// phi is an output (saved for backward).
+template <typename S>
+void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* qkv, const S* values,
+                                     const SplineShape& sp, int B, int T, int C, int H);
+// dqkv (N,3C) overwritten; dvalues (K) += the spline values' gradient. qk, dphi: (N,2C) scratch;
+// scratch as attention_backward.
+template <typename S>
+void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S* dphi, const S* dout, const S* qkv,
+                                      const S* att, const S* norm, const S* phi, const S* values,
+                                      const SplineShape& sp, int B, int T, int C, int H);
+
 // Exact (erf) GeLU and ReLU, elementwise over n values; backward: dinp = dout·act'(inp)
 // (overwritten; dinp may be dout).
 template <typename S>

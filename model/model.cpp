@@ -17,6 +17,7 @@ constexpr size_t kNone = static_cast<size_t>(-1);
 // Offsets of one block's tensors in the flat buffer (kNone: absent, e.g. RMSNorm biases).
 struct BlockOffsets {
   size_t ln1w, ln1b, qkvw, qkvb, ow, ob, ln2w, ln2b, fcw, fcb, projw, projb;
+  size_t attn_spline = kNone, mlp_spline = kNone;  // spline values (shared ones: the same offset in every block)
 };
 
 size_t offset_or_none(const ParamLayout& layout, const std::string& name) {
@@ -35,6 +36,7 @@ struct Workspace {
   std::vector<S> sinusoid;  // (max_len, C) for `sinusoidal`
   std::vector<S> rope;      // (max_len, hs/2, 2) cos, sin for `rope`
   std::vector<S> slopes;    // (H) for `alibi`
+  SplineShape mlp_spline, attn_spline;
 
   // sized by (B, T); grown only when a call needs more
   int64_t cap_rows = 0, cap_att = 0, cap_scratch = 0;
@@ -42,6 +44,9 @@ struct Workspace {
   std::vector<S> ln1, ln1_mean, ln1_rstd;              // (L, N, C), (L, N), (L, N)
   std::vector<S> qkv;                                  // (L, N, 3C), after RoPE
   std::vector<S> att;                                  // (L, B, H, T, T)
+  std::vector<S> scores;                               // (L, B, H, T, T) spline-score: the scores s_ij
+  std::vector<S> attnorm;                              // (L, B, H, T) spline attention: Σ_j|·| + ε per row
+  std::vector<S> phi;                                  // (L, N, 2C) spline-kernel: φ(q) | φ(k)
   std::vector<S> atty;                                 // (L, N, C): heads concatenated
   std::vector<S> ln2, ln2_mean, ln2_rstd;              // like ln1
   std::vector<S> fc, act;                              // (L, N, F): before / after activation
@@ -50,6 +55,7 @@ struct Workspace {
   std::vector<S> dres, dln, datty, dqkv, dact;         // activation gradients, one layer at a time
   std::vector<S> kbias_keep;                           // (C) the key-bias gradient kept across the qkv backward
   std::vector<S> scratch;                              // (threads, T, T)
+  std::vector<S> qk, dphi;                             // (N, 2C) spline-kernel backward, one layer at a time
 };
 
 template <typename S>
@@ -67,7 +73,17 @@ BasicModel<S>::BasicModel(const ModelConfig& cfg) : cfg_(cfg) {
     w.blocks.push_back({at("ln1.weight"), at("ln1.bias"), at("attn.q.weight"), at("attn.q.bias"),
                         at("attn.o.weight"), at("attn.o.bias"), at("ln2.weight"), at("ln2.bias"),
                         at("mlp.fc.weight"), at("mlp.fc.bias"), at("mlp.proj.weight"), at("mlp.proj.bias")});
+    auto spline = [&](const SplineConfig& sc, const char* own, const char* shared) {
+      return offset_or_none(layout_, sc.share == SplineShare::Layer ? b + own : std::string(shared));
+    };
+    w.blocks.back().attn_spline = spline(cfg_.attn_spline, "attn.kernel.values", "spline.attn.values");
+    w.blocks.back().mlp_spline = spline(cfg_.mlp_spline, "mlp.act.values", "spline.mlp.values");
   }
+  auto shape = [](const SplineConfig& sc) {
+    return SplineShape{sc.keypoints, sc.range, sc.extrapolate == Extrapolate::Linear};
+  };
+  w.mlp_spline = shape(cfg_.mlp_spline);
+  w.attn_spline = shape(cfg_.attn_spline);
   w.tok_emb = layout_.at("tok_emb").offset;
   w.pos_emb = offset_or_none(layout_, "pos_emb");
   w.lnfw = layout_.at("ln_f.weight").offset;
@@ -126,6 +142,55 @@ std::span<const S> BasicModel<S>::grad(std::string_view name) const {
 }
 
 template <typename S>
+std::span<S> BasicModel<S>::spline_values() {
+  const auto blk = layout_.spline_block();
+  return {params_.data() + blk.offset, blk.size};
+}
+template <typename S>
+std::span<const S> BasicModel<S>::spline_values() const {
+  const auto blk = layout_.spline_block();
+  return {params_.data() + blk.offset, blk.size};
+}
+template <typename S>
+std::span<S> BasicModel<S>::spline_grads() {
+  const auto blk = layout_.spline_block();
+  return {grads_.data() + blk.offset, blk.size};
+}
+template <typename S>
+std::span<const S> BasicModel<S>::spline_grads() const {
+  const auto blk = layout_.spline_block();
+  return {grads_.data() + blk.offset, blk.size};
+}
+template <typename S>
+void BasicModel<S>::set_spline_values(std::span<const S> values) {
+  const auto blk = layout_.spline_block();
+  if (values.size() != blk.size)
+    throw ModelError("set_spline_values: got " + std::to_string(values.size()) + " values, this model's splines hold " +
+                     std::to_string(blk.size) + " (same spline settings and layers needed)");
+  std::copy(values.begin(), values.end(), params_.begin() + static_cast<std::ptrdiff_t>(blk.offset));
+}
+
+std::vector<double> spline_init_values(const SplineConfig& sc, SplineInit init) {
+  const int K = sc.keypoints;
+  const double R = sc.range, h = sc.step();
+  std::vector<double> v(static_cast<size_t>(K));
+  for (int k = 0; k < K; ++k) {
+    const double x = -R + k * h;
+    double y = 0;
+    switch (init) {
+      case SplineInit::Gelu: y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); break;
+      case SplineInit::Relu: y = x > 0 ? x : 0.0; break;
+      case SplineInit::Identity: y = x; break;
+      case SplineInit::Exp: y = std::exp(x); break;
+      case SplineInit::Elu1: y = x > 0 ? x + 1.0 : std::exp(x); break;
+      case SplineInit::Zero: y = 0.0; break;
+    }
+    v[static_cast<size_t>(k)] = y;
+  }
+  return v;
+}
+
+template <typename S>
 void BasicModel<S>::init(uint64_t seed) {
   // One generator, tensors in layout order; normals by Box–Muller (the same on every platform,
   // unlike std::normal_distribution).
@@ -143,7 +208,11 @@ void BasicModel<S>::init(uint64_t seed) {
     S* x = params_.data() + p.offset;
     const bool is_norm = ends_with(p.name, "ln1.weight") || ends_with(p.name, "ln2.weight") ||
                          p.name == "ln_f.weight";
-    if (is_norm) {
+    if (p.spline != SplineSite::None) {  // deterministic: no random numbers drawn
+      const auto v = p.spline == SplineSite::Mlp ? spline_init_values(cfg_.mlp_spline, cfg_.mlp_init())
+                                                 : spline_init_values(cfg_.attn_spline, cfg_.attn_init());
+      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v[i]);
+    } else if (is_norm) {
       std::fill(x, x + p.size, S(1));
     } else if (!p.decay) {  // biases
       std::fill(x, x + p.size, S(0));
@@ -162,6 +231,41 @@ void BasicModel<S>::zero_grads() {
 template <typename S>
 const S* BasicModel<S>::logits() const {
   return ws_->logits.data();
+}
+
+namespace {
+
+void check_layer(int l, int layers, int last_batch, const char* what) {
+  if (last_batch == 0)
+    throw ModelError(std::string(what) + ": no forward call yet (call forward before reading activations)");
+  if (l < 0 || l >= layers)
+    throw ModelError(std::string(what) + ": layer " + std::to_string(l) + " is outside [0, " +
+                     std::to_string(layers) + ")");
+}
+
+}  // namespace
+
+// The offsets below repeat forward_backward's layout of the last call: att (L, B, H, T, T),
+// qkv (L, N, 3C) with v in columns [2C, 3C), res (2L+1, N, C) with block l's output at 2l+2.
+template <typename S>
+const S* BasicModel<S>::attention(int l) const {
+  check_layer(l, cfg_.layers, last_B_, "attention");
+  const int64_t att_size = static_cast<int64_t>(last_B_) * cfg_.heads * last_T_ * last_T_;
+  return ws_->att.data() + l * att_size;
+}
+
+template <typename S>
+const S* BasicModel<S>::values(int l) const {
+  check_layer(l, cfg_.layers, last_B_, "values");
+  const int64_t N = static_cast<int64_t>(last_B_) * last_T_;
+  return ws_->qkv.data() + l * N * 3 * cfg_.d_model + 2 * cfg_.d_model;
+}
+
+template <typename S>
+const S* BasicModel<S>::block_output(int l) const {
+  check_layer(l, cfg_.layers, last_B_, "block_output");
+  const int64_t N = static_cast<int64_t>(last_B_) * last_T_;
+  return ws_->res.data() + (2 * l + 2) * N * cfg_.d_model;
 }
 
 namespace {
@@ -230,6 +334,14 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
   if (att_size > w.cap_att) {
     w.cap_att = att_size;
     grow(w.att, L * att_size);
+    if (cfg_.attention == Attention::SplineScore) grow(w.scores, L * att_size);
+  }
+  const int64_t rows_bht = static_cast<int64_t>(B) * H * T;  // spline attention: one denominator per row
+  if (cfg_.attn_has_spline()) grow(w.attnorm, L * rows_bht);
+  if (cfg_.attention == Attention::SplineKernel) {  // grow() does nothing when the size suffices
+    grow(w.phi, L * N * 2 * C);
+    grow(w.qk, N * 2 * C);
+    grow(w.dphi, N * 2 * C);
   }
   const int64_t scratch_size = static_cast<int64_t>(omp_get_max_threads()) * T * T;
   if (need_grads && scratch_size > w.cap_scratch) {
@@ -246,9 +358,10 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     if (layer_norm) layernorm_forward(out, mean, rstd, inp, P + wo, P + bo, static_cast<int>(N), C);
     else rmsnorm_forward(out, rstd, inp, P + wo, static_cast<int>(N), C);
   };
-  auto act_forward = [&](S* out, const S* inp) {
+  auto act_forward = [&](S* out, const S* inp, const BlockOffsets& o) {
     if (cfg_.activation == Activation::Gelu) gelu_forward(out, inp, N * F);
-    else relu_forward(out, inp, N * F);
+    else if (cfg_.activation == Activation::Relu) relu_forward(out, inp, N * F);
+    else spline_forward(out, inp, P + o.mlp_spline, N * F, w.mlp_spline);
   };
   const int n = static_cast<int>(N);
   auto res = [&](int i) { return w.res.data() + i * N * C; };
@@ -272,13 +385,21 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     norm_forward(ln1, per_layer(w.ln1_mean, l, 1), per_layer(w.ln1_rstd, l, 1), res(2 * l), o.ln1w, o.ln1b);
     matmul_forward(qkv, ln1, P + o.qkvw, P + o.qkvb, n, C, 3 * C);
     if (cfg_.position == Position::Rope) rope_forward(qkv, w.rope.data(), B, T, C, H);
-    attention_forward(atty, att, qkv, cfg_.position == Position::Alibi ? w.slopes.data() : nullptr, B, T, C, H);
+    const S* slopes = cfg_.position == Position::Alibi ? w.slopes.data() : nullptr;
+    if (cfg_.attention == Attention::Softmax)
+      attention_forward(atty, att, qkv, slopes, B, T, C, H);
+    else if (cfg_.attention == Attention::SplineScore)
+      spline_score_attention_forward(atty, att, w.scores.data() + l * att_size, w.attnorm.data() + l * rows_bht, qkv,
+                                     slopes, P + o.attn_spline, w.attn_spline, B, T, C, H);
+    else
+      spline_kernel_attention_forward(atty, att, w.attnorm.data() + l * rows_bht, per_layer(w.phi, l, 2 * C), qkv,
+                                      P + o.attn_spline, w.attn_spline, B, T, C, H);
     matmul_forward(res(2 * l + 1), atty, P + o.ow, P + o.ob, n, C, C);
     residual_forward(res(2 * l + 1), res(2 * l + 1), res(2 * l), N * C);
     // h = h + proj(act(fc(LN2(h))))
     norm_forward(ln2, per_layer(w.ln2_mean, l, 1), per_layer(w.ln2_rstd, l, 1), res(2 * l + 1), o.ln2w, o.ln2b);
     matmul_forward(fc, ln2, P + o.fcw, P + o.fcb, n, C, F);
-    act_forward(act, fc);
+    act_forward(act, fc, o);
     matmul_forward(res(2 * l + 2), act, P + o.projw, P + o.projb, n, F, C);
     residual_forward(res(2 * l + 2), res(2 * l + 2), res(2 * l + 1), N * C);
   }
@@ -312,14 +433,28 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
                     n, F, C);
     // in place: dact becomes the gradient of the activation's input
     if (cfg_.activation == Activation::Gelu) gelu_backward(w.dact.data(), per_layer(w.fc, l, F), w.dact.data(), N * F);
-    else relu_backward(w.dact.data(), per_layer(w.fc, l, F), w.dact.data(), N * F);
+    else if (cfg_.activation == Activation::Relu) relu_backward(w.dact.data(), per_layer(w.fc, l, F), w.dact.data(), N * F);
+    else
+      spline_backward(w.dact.data(), G + o.mlp_spline, w.dact.data(), per_layer(w.fc, l, F), P + o.mlp_spline, N * F,
+                      w.mlp_spline);
     matmul_backward(w.dln.data(), G + o.fcw, G + o.fcb, w.dact.data(), per_layer(w.ln2, l, C), P + o.fcw, n, C, F);
     norm_backward(w.dres.data(), w.dln.data(), res(2 * l + 1), per_layer(w.ln2_mean, l, 1),
                   per_layer(w.ln2_rstd, l, 1), o.ln2w, o.ln2b);
     // res(2l+1) = res(2l) + o(Attn(qkv(LN1(res(2l))))); dres now holds d res(2l+1).
     matmul_backward(w.datty.data(), G + o.ow, G + o.ob, w.dres.data(), per_layer(w.atty, l, C), P + o.ow, n, C, C);
-    attention_backward(w.dqkv.data(), w.scratch.data(), w.datty.data(), per_layer(w.qkv, l, 3 * C),
-                       w.att.data() + l * att_size, B, T, C, H);
+    if (cfg_.attention == Attention::Softmax)
+      attention_backward(w.dqkv.data(), w.scratch.data(), w.datty.data(), per_layer(w.qkv, l, 3 * C),
+                         w.att.data() + l * att_size, B, T, C, H);
+    else if (cfg_.attention == Attention::SplineScore)
+      spline_score_attention_backward(w.dqkv.data(), G + o.attn_spline, w.scratch.data(), w.datty.data(),
+                                      per_layer(w.qkv, l, 3 * C), w.att.data() + l * att_size,
+                                      w.scores.data() + l * att_size, w.attnorm.data() + l * rows_bht,
+                                      P + o.attn_spline, w.attn_spline, B, T, C, H);
+    else
+      spline_kernel_attention_backward(w.dqkv.data(), G + o.attn_spline, w.scratch.data(), w.qk.data(),
+                                       w.dphi.data(), w.datty.data(), per_layer(w.qkv, l, 3 * C),
+                                       w.att.data() + l * att_size, w.attnorm.data() + l * rows_bht,
+                                       per_layer(w.phi, l, 2 * C), P + o.attn_spline, w.attn_spline, B, T, C, H);
     if (cfg_.position == Position::Rope) rope_backward(w.dqkv.data(), w.rope.data(), B, T, C, H);
     // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i, a
     // shift softmax ignores: ∂loss/∂b_k is exactly 0. Keep it exactly 0 rather than summing the

@@ -53,8 +53,19 @@ class BasicModel {
   std::span<S> grad(std::string_view name);
   std::span<const S> grad(std::string_view name) const;
 
+  // The values of all splines as one block (ParamLayout::spline_block(): contiguous, layout
+  // order; empty without splines), and their gradients: for copying splines between models,
+  // summing their gradients, exporting them. set_spline_values copies a block in (ModelError
+  // when its size differs).
+  std::span<S> spline_values();
+  std::span<const S> spline_values() const;
+  std::span<S> spline_grads();
+  std::span<const S> spline_grads() const;
+  void set_spline_values(std::span<const S> values);
+
   // model.md init: matrices and embeddings N(0, 0.02), attn.o and mlp.proj weights
-  // N(0, 0.02/sqrt(2·layers)), biases 0, norm weights 1. Depends on the seed only.
+  // N(0, 0.02/sqrt(2·layers)), biases 0, norm weights 1, spline values their `init` function at
+  // the keypoints (spline_init_values). Depends on the seed only.
   void init(uint64_t seed);
   void zero_grads();
 
@@ -75,6 +86,19 @@ class BasicModel {
   int last_length() const { return last_T_; }
   int64_t scored() const { return scored_; }
 
+  // Activations of the last call, for diagnostics (read-only views into the workspace, valid
+  // until the next call; no copies). Layer l in [0, layers); B, T = last_batch(), last_length();
+  // row n = b·T + t. ModelError for a bad l or before any call.
+  // attention(l): [B,H,T,T] row-major, the attention weights α of head h, query i, key j (the
+  //   probabilities under softmax; 0 for j > i).
+  const S* attention(int l) const;
+  // values(l): [B,T,C] the value vectors as attention uses them, heads concatenated (head h:
+  //   columns h·hs … h·hs+hs−1); row n starts at values(l) + n·values_stride() (not contiguous).
+  const S* values(int l) const;
+  int64_t values_stride() const { return 3 * static_cast<int64_t>(cfg_.d_model); }
+  // block_output(l): [B,T,C] contiguous, the residual stream after block l (before ln_f).
+  const S* block_output(int l) const;
+
  private:
   ModelConfig cfg_;
   ParamLayout layout_;
@@ -85,6 +109,10 @@ class BasicModel {
 };
 
 using Model = BasicModel<float>;
+
+// θ_k = f(x_k) at the keypoints x_k = −R + k·2R/(K−1) of a spline (computed in double):
+// gelu (erf form), relu, identity, exp, elu1 (elu(x)+1), zero.
+std::vector<double> spline_init_values(const SplineConfig& sc, SplineInit init);
 
 extern template class BasicModel<float>;
 extern template class BasicModel<double>;

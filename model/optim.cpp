@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace srbench::model {
 
@@ -54,6 +55,42 @@ double global_norm(const float* g, size_t n) {
   return std::sqrt(total);
 }
 
+namespace {
+// The included tensors as maximal runs [offset, end) of the flat buffer, in layout order.
+std::vector<std::pair<size_t, size_t>> included_runs(const ParamLayout& layout, const GroupMask& mask) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  for (const ParamInfo& p : layout.tensors()) {
+    if (!mask[static_cast<size_t>(p.group)] || p.size == 0) continue;
+    if (!runs.empty() && runs.back().second == p.offset) runs.back().second += p.size;
+    else runs.emplace_back(p.offset, p.offset + p.size);
+  }
+  return runs;
+}
+}  // namespace
+
+double global_norm(const ParamLayout& layout, const float* g, const GroupMask& mask) {
+  const auto runs = included_runs(layout, mask);
+  if (runs.size() == 1) return global_norm(g + runs[0].first, runs[0].second - runs[0].first);
+  double total = 0;  // several runs: squares of the runs' norms, in order
+  for (const auto& [b, e] : runs) {
+    const double n = global_norm(g + b, e - b);
+    total += n * n;
+  }
+  return std::sqrt(total);
+}
+
+double clip_grad_norm(const ParamLayout& layout, float* g, const GroupMask& mask, double max_norm) {
+  const double norm = global_norm(layout, g, mask);
+  if (!std::isfinite(norm)) return norm;
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef < 1.0) {
+    const float c = static_cast<float>(coef);
+    for (const auto& [b, e] : included_runs(layout, mask))
+      for (size_t i = b; i < e; ++i) g[i] *= c;
+  }
+  return norm;
+}
+
 double clip_grad_norm(float* g, size_t n, double max_norm) {
   const double norm = global_norm(g, n);
   if (!std::isfinite(norm)) return norm;
@@ -69,22 +106,25 @@ AdamW::AdamW(const ParamLayout& layout, double beta1, double beta2, double eps)
     : layout_(layout), beta1_(beta1), beta2_(beta2), eps_(eps), m_(layout.total(), 0.0f), v_(layout.total(), 0.0f) {}
 
 void AdamW::reset() {
-  t_ = 0;
+  t_.fill(0);
   std::fill(m_.begin(), m_.end(), 0.0f);
   std::fill(v_.begin(), v_.end(), 0.0f);
 }
 
 void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
-  ++t_;
+  for (size_t g = 0; g < t_.size(); ++g)
+    if (hypers[g].update) ++t_[g];
   // As torch.optim.AdamW (single-tensor path): scalars in double, then float arithmetic.
-  const double bc1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
-  const double bc2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
   const float b1 = static_cast<float>(beta1_), b2 = static_cast<float>(beta2_);
   const float one_b1 = static_cast<float>(1.0 - beta1_), one_b2 = static_cast<float>(1.0 - beta2_);
-  const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
   const float eps = static_cast<float>(eps_);
   for (const ParamInfo& p : layout_.tensors()) {
     const GroupHyper& hp = hypers[static_cast<size_t>(p.group)];
+    if (!hp.update) continue;
+    const double t = static_cast<double>(t_[static_cast<size_t>(p.group)]);
+    const double bc1 = 1.0 - std::pow(beta1_, t);
+    const double bc2 = 1.0 - std::pow(beta2_, t);
+    const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
     const float decay = p.decay ? static_cast<float>(1.0 - hp.lr * hp.weight_decay) : 1.0f;
     const float step_size = static_cast<float>(hp.lr / bc1);
     float* x = params + p.offset;
@@ -103,20 +143,35 @@ void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
   }
 }
 
-StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B, int T,
-                      int64_t s, const TrainSettings& st) {
+GroupMask updated_groups(const TrainSettings& st) {
+  GroupMask mask;
+  mask[static_cast<size_t>(ParamGroup::Main)] = st.update != Update::SplinesOnly;
+  mask[static_cast<size_t>(ParamGroup::Spline)] = st.update != Update::WeightsOnly && !st.freeze_splines;
+  return mask;
+}
+
+StepResult apply_gradients(Model& model, AdamW& opt, double loss, int64_t s, const TrainSettings& st) {
   StepResult r;
-  model.zero_grads();
-  r.loss = model.forward_backward(tokens, targets, B, T, true);
-  r.grad_norm = st.clip > 0 ? clip_grad_norm(model.grads(), model.num_params(), st.clip)
-                            : global_norm(model.grads(), model.num_params());
+  r.loss = loss;
+  const GroupMask mask = updated_groups(st);
+  r.grad_norm = st.clip > 0 ? clip_grad_norm(model.layout(), model.grads(), mask, st.clip)
+                            : global_norm(model.layout(), model.grads(), mask);
   r.lr = scheduled_lr(st.lr, s, st.warmup, st.steps, st.schedule);
+  r.spline_lr = scheduled_lr(st.spline_lr, s, st.warmup, st.steps, st.schedule);
   r.finite = std::isfinite(r.loss) && std::isfinite(r.grad_norm);
   if (!r.finite) return r;
   GroupHypers hypers;
-  hypers[static_cast<size_t>(ParamGroup::Main)] = {r.lr, st.weight_decay};
+  hypers[static_cast<size_t>(ParamGroup::Main)] = {r.lr, st.weight_decay, mask[static_cast<size_t>(ParamGroup::Main)]};
+  hypers[static_cast<size_t>(ParamGroup::Spline)] = {r.spline_lr, 0.0, mask[static_cast<size_t>(ParamGroup::Spline)]};
   opt.step(model.params(), model.grads(), hypers);
   return r;
+}
+
+StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B, int T,
+                      int64_t s, const TrainSettings& st) {
+  model.zero_grads();
+  const double loss = model.forward_backward(tokens, targets, B, T, true);
+  return apply_gradients(model, opt, loss, s, st);
 }
 
 }  // namespace srbench::model

@@ -2,9 +2,9 @@
 
 namespace srbench::model {
 
-const char* to_string(ParamGroup) { return "main"; }
+const char* to_string(ParamGroup g) { return g == ParamGroup::Main ? "main" : "spline"; }
 
-void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay) {
+void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline) {
   ParamInfo p;
   p.name = std::move(name);
   p.shape = std::move(shape);
@@ -12,7 +12,8 @@ void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay) 
   for (auto s : p.shape) p.size *= static_cast<size_t>(s);
   p.offset = total_;
   p.decay = decay;
-  p.group = ParamGroup::Main;
+  p.group = spline == SplineSite::None ? ParamGroup::Main : ParamGroup::Spline;
+  p.spline = spline;
   total_ += p.size;
   tensors_.push_back(std::move(p));
 }
@@ -42,6 +43,18 @@ ParamLayout::ParamLayout(const ModelConfig& cfg) {
   norm("ln_f");
   add("head.weight", {V, d}, true);
   add("head.bias", {V}, false);
+
+  spline_block_.offset = total_;
+  const bool mlp = cfg.mlp_has_spline(), attn = cfg.attn_has_spline();
+  const int64_t Km = cfg.mlp_spline.keypoints, Ka = cfg.attn_spline.keypoints;
+  for (int l = 0; l < cfg.layers; ++l) {
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    if (attn && cfg.attn_spline.share == SplineShare::Layer) add(b + "attn.kernel.values", {Ka}, false, SplineSite::Attn);
+    if (mlp && cfg.mlp_spline.share == SplineShare::Layer) add(b + "mlp.act.values", {Km}, false, SplineSite::Mlp);
+  }
+  if (attn && cfg.attn_spline.share == SplineShare::Model) add("spline.attn.values", {Ka}, false, SplineSite::Attn);
+  if (mlp && cfg.mlp_spline.share == SplineShare::Model) add("spline.mlp.values", {Km}, false, SplineSite::Mlp);
+  spline_block_.size = total_ - spline_block_.offset;
 }
 
 const ParamInfo* ParamLayout::find(std::string_view name) const {

@@ -12,6 +12,10 @@
 //                ln2.weight [d] (ln2.bias [d])
 //                mlp.fc.weight [m·d,d] mlp.fc.bias [m·d] mlp.proj.weight [d,m·d] mlp.proj.bias [d]
 //   ln_f.weight [d] (ln_f.bias [d])   head.weight [V,d]   head.bias [V]
+//   then the splines, contiguous (spline_block()), group Spline, no weight decay:
+//     share layer: per block l: attn.kernel.values [K] (spline attention), mlp.act.values [K]
+//                  (spline activation), named blocks.{l}.…
+//     share model: spline.attn.values [K], spline.mlp.values [K]
 #pragma once
 
 #include <cstddef>
@@ -24,11 +28,14 @@
 
 namespace srbench::model {
 
-// Optimiser groups: each has its own learning rate and weight decay (optim.hpp). Splines and
-// LIMe routers will be their own groups.
-enum class ParamGroup { Main = 0 };  // later: Spline, Router
-inline constexpr int kNumParamGroups = 1;
+// Optimiser groups: each has its own learning rate and weight decay (optim.hpp). The splines'
+// values are "architecture parameters" (model.md). LIMe routers will be their own group.
+enum class ParamGroup { Main = 0, Spline = 1 };  // later: Router
+inline constexpr int kNumParamGroups = 2;
 const char* to_string(ParamGroup g);
+
+// Which spline a tensor holds the values of (None: not a spline).
+enum class SplineSite { None, Mlp, Attn };
 
 struct ParamInfo {
   std::string name;             // exact checkpoint name, e.g. "blocks.0.attn.q.weight"
@@ -37,6 +44,7 @@ struct ParamInfo {
   size_t size = 0;              // product of shape
   bool decay = false;           // weight decay applies (matrices and embeddings only)
   ParamGroup group = ParamGroup::Main;
+  SplineSite spline = SplineSite::None;
 };
 
 class ParamLayout {
@@ -50,8 +58,16 @@ class ParamLayout {
   const ParamInfo& at(std::string_view name) const;
   const ParamInfo* find(std::string_view name) const;  // nullptr when absent
 
+  // The spline tensors, contiguous in layout order: [offset, offset + size) of the flat buffer
+  // (size 0 for a model without splines).
+  struct Block {
+    size_t offset = 0, size = 0;
+  };
+  Block spline_block() const { return spline_block_; }
+
  private:
-  void add(std::string name, std::vector<int64_t> shape, bool decay);
+  void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None);
+  Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;
 };

@@ -1,6 +1,8 @@
 // ModelConfig: --set parsing, YAML round trip, validation errors naming the key.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "model/config.hpp"
 #include "model/params.hpp"
 
@@ -36,11 +38,10 @@ TEST_CASE("config: set parses values and names the key on errors") {
   CHECK_THROWS_WITH(c.set("position", "absolute"),
                     Catch::Contains("model.position") && Catch::Contains("learned, sinusoidal, rope, alibi, none"));
   CHECK_THROWS_WITH(c.set("dmodel", "3"), Catch::Contains("model.dmodel") && Catch::Contains("unknown key"));
-  CHECK_THROWS_WITH(c.set("activation", "spline"), Catch::Contains("model.activation") && Catch::Contains("not implemented"));
-  CHECK_THROWS_WITH(c.set("attention", "spline-score"), Catch::Contains("not implemented"));
-  CHECK_THROWS_WITH(c.set("attention", "spline-kernel"), Catch::Contains("not implemented"));
+  CHECK_THROWS_WITH(c.set("activation", "swish"), Catch::Contains("model.activation") && Catch::Contains("gelu, relu, spline"));
+  CHECK_THROWS_WITH(c.set("attention", "linear"),
+                    Catch::Contains("model.attention") && Catch::Contains("softmax, spline-score, spline-kernel"));
   CHECK_THROWS_WITH(c.set("lime", "static"), Catch::Contains("model.lime") && Catch::Contains("not implemented"));
-  CHECK_THROWS_WITH(c.set("mlp_spline.keypoints", "32"), Catch::Contains("not implemented"));
 }
 
 TEST_CASE("config: YAML round trip") {
@@ -63,7 +64,7 @@ TEST_CASE("config: YAML round trip") {
   CHECK(p.position == Position::None);
   CHECK(p.layers == 2);
   CHECK_THROWS_WITH(ModelConfig::from_yaml("{heads: [1, 2]}"), Catch::Contains("model.heads"));
-  CHECK_THROWS_WITH(ModelConfig::from_yaml("{mlp_spline: {keypoints: 8}}"), Catch::Contains("mlp_spline.keypoints"));
+  CHECK_THROWS_WITH(ModelConfig::from_yaml("{mlp_spline: {keypoints: 1}}"), Catch::Contains("mlp_spline.keypoints"));
 }
 
 TEST_CASE("config: validate names the offending key") {
@@ -125,4 +126,134 @@ TEST_CASE("params: layout names, shapes and decay as model.md lists them") {
   CHECK(rms.find("blocks.0.ln1.bias") == nullptr);
   CHECK(rms.find("ln_f.bias") == nullptr);
   CHECK(rms.find("ln_f.weight") != nullptr);
+}
+
+TEST_CASE("config: spline settings by dotted keys, nested YAML, defaults and validation") {
+  ModelConfig c;
+  // model.md's defaults
+  CHECK(c.mlp_spline.keypoints == 64);
+  CHECK(c.mlp_spline.range == 8.0);
+  CHECK(c.mlp_spline.extrapolate == Extrapolate::Constant);
+  CHECK(c.mlp_spline.share == SplineShare::Layer);
+  CHECK(c.mlp_init() == SplineInit::Gelu);
+  CHECK(c.attn_init() == SplineInit::Exp);
+  c.set("attention", "spline-kernel");
+  CHECK(c.attention == Attention::SplineKernel);
+  CHECK(c.attn_init() == SplineInit::Elu1);
+  c.set("attention", "spline-score");
+  CHECK(c.attn_init() == SplineInit::Exp);
+  c.set("activation", "spline");
+  CHECK(c.activation == Activation::Spline);
+
+  c.set("mlp_spline.keypoints", "32");
+  c.set("mlp_spline.range", "4.5");
+  c.set("mlp_spline.extrapolate", "linear");
+  c.set("mlp_spline.init", "relu");
+  c.set("mlp_spline.share", "model");
+  c.set("attn_spline", "{keypoints: 17, init: zero}");
+  CHECK(c.mlp_spline.keypoints == 32);
+  CHECK(c.mlp_spline.range == 4.5);
+  CHECK(c.mlp_spline.extrapolate == Extrapolate::Linear);
+  CHECK(c.mlp_init() == SplineInit::Relu);
+  CHECK(c.mlp_spline.share == SplineShare::Model);
+  CHECK(c.attn_spline.keypoints == 17);
+  CHECK(c.attn_init() == SplineInit::Zero);
+  c.set("attention", "spline-kernel");
+  CHECK(c.attn_init() == SplineInit::Zero);  // an explicit init stays
+
+  CHECK_THROWS_WITH(c.set("mlp_spline.keypoints", "1"), Catch::Contains("model.mlp_spline.keypoints") && Catch::Contains("at least 2"));
+  CHECK_THROWS_WITH(c.set("attn_spline.range", "0"), Catch::Contains("model.attn_spline.range") && Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(c.set("attn_spline.range", "-1"), Catch::Contains("model.attn_spline.range"));
+  CHECK_THROWS_WITH(c.set("attn_spline.range", "wide"), Catch::Contains("model.attn_spline.range") && Catch::Contains("number"));
+  CHECK_THROWS_WITH(c.set("mlp_spline.init", "tanh"),
+                    Catch::Contains("model.mlp_spline.init") && Catch::Contains("gelu, relu, identity, exp, elu1, zero"));
+  CHECK_THROWS_WITH(c.set("mlp_spline.extrapolate", "cubic"), Catch::Contains("constant, linear"));
+  CHECK_THROWS_WITH(c.set("mlp_spline.share", "block"), Catch::Contains("model.mlp_spline.share") && Catch::Contains("layer, model"));
+  CHECK_THROWS_WITH(c.set("mlp_spline.knots", "3"), Catch::Contains("model.mlp_spline.knots") && Catch::Contains("keypoints, range"));
+  CHECK_THROWS_WITH(c.set("mlp_spline", "32"), Catch::Contains("model.mlp_spline") && Catch::Contains("map"));
+  // the unchanged values after the rejected ones
+  CHECK(c.mlp_spline.keypoints == 32);
+  CHECK(c.attn_spline.range == 8.0);
+
+  // keys() lists the dotted keys
+  const auto& keys = ModelConfig::keys();
+  for (const char* k : {"mlp_spline.keypoints", "mlp_spline.range", "mlp_spline.extrapolate", "mlp_spline.init",
+                        "mlp_spline.share", "attn_spline.keypoints", "attn_spline.share"})
+    CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
+
+  // YAML round trip: nested maps, inits resolved
+  c.vocab = 5;
+  c.validate();
+  const std::string y = c.to_yaml();
+  CHECK_THAT(y, Catch::Contains("mlp_spline:") && Catch::Contains("range: 4.5") && Catch::Contains("init: zero"));
+  CHECK(ModelConfig::from_yaml(y) == c);
+  ModelConfig d;  // defaults: the resolved inits are written out, and read back equal
+  d.attention = Attention::SplineKernel;
+  CHECK_THAT(d.to_yaml(), Catch::Contains("init: elu1") && Catch::Contains("init: gelu"));
+  CHECK(ModelConfig::from_yaml(d.to_yaml()) == d);
+  ModelConfig e = d;
+  e.attn_spline.init = SplineInit::Exp;
+  CHECK_FALSE(e == d);
+  const ModelConfig n = ModelConfig::from_yaml("{activation: spline, mlp_spline: {keypoints: 9, range: 2}}");
+  CHECK(n.mlp_spline.keypoints == 9);
+  CHECK(n.mlp_spline.range == 2.0);
+  CHECK_THROWS_WITH(ModelConfig::from_yaml("{mlp_spline: {init: [1]}}"), Catch::Contains("model.mlp_spline.init"));
+  CHECK_THROWS_WITH(ModelConfig::from_yaml("{attn_spline: {range: -2}}"), Catch::Contains("model.attn_spline.range"));
+
+  // validate: alibi has no meaning for the kernel form; a config error naming both keys
+  ModelConfig v;
+  v.vocab = 5;
+  v.position = Position::Alibi;
+  v.attention = Attention::SplineKernel;
+  CHECK_THROWS_WITH(v.validate(), Catch::Contains("model.position") && Catch::Contains("alibi") &&
+                                      Catch::Contains("model.attention") && Catch::Contains("spline-kernel"));
+  v.attention = Attention::SplineScore;
+  v.validate();
+  v.mlp_spline.keypoints = 1;  // set directly, past set()'s check
+  CHECK_THROWS_WITH(v.validate(), Catch::Contains("model.mlp_spline.keypoints"));
+  v.mlp_spline.keypoints = 2;
+  v.attn_spline.range = 0;
+  CHECK_THROWS_WITH(v.validate(), Catch::Contains("model.attn_spline.range"));
+}
+
+TEST_CASE("params: spline values as model.md names them, in their own group, contiguous at the end") {
+  ModelConfig c;
+  c.vocab = 7;
+  c.d_model = 8;
+  c.heads = 2;
+  c.layers = 2;
+  c.max_len = 16;
+  const ParamLayout plain(c);
+  CHECK(plain.spline_block().size == 0);
+  c.activation = Activation::Spline;
+  c.attention = Attention::SplineScore;
+  c.mlp_spline.keypoints = 10;
+  c.attn_spline.keypoints = 12;
+  const ParamLayout lay(c);
+  CHECK(lay.total() == plain.total() + 2 * (10 + 12));
+  for (int l = 0; l < 2; ++l) {
+    const auto& m = lay.at("blocks." + std::to_string(l) + ".mlp.act.values");
+    const auto& a = lay.at("blocks." + std::to_string(l) + ".attn.kernel.values");
+    CHECK(m.shape == std::vector<int64_t>{10});
+    CHECK(a.shape == std::vector<int64_t>{12});
+    CHECK(m.group == ParamGroup::Spline);
+    CHECK(m.spline == SplineSite::Mlp);
+    CHECK(a.spline == SplineSite::Attn);
+    CHECK_FALSE(m.decay);
+    CHECK(m.offset >= lay.spline_block().offset);
+    CHECK(m.offset + m.size <= lay.spline_block().offset + lay.spline_block().size);
+  }
+  CHECK(lay.spline_block().offset == plain.total());
+  CHECK(lay.spline_block().size == 44);
+  CHECK(lay.find("spline.mlp.values") == nullptr);
+  for (const auto& p : lay.tensors())
+    CHECK((p.group == ParamGroup::Spline) == (p.offset >= lay.spline_block().offset));
+
+  c.mlp_spline.share = SplineShare::Model;
+  c.attn_spline.share = SplineShare::Model;
+  const ParamLayout shared(c);
+  CHECK(shared.at("spline.mlp.values").shape == std::vector<int64_t>{10});
+  CHECK(shared.at("spline.attn.values").shape == std::vector<int64_t>{12});
+  CHECK(shared.find("blocks.0.mlp.act.values") == nullptr);
+  CHECK(shared.spline_block().size == 22);
 }

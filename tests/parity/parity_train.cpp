@@ -2,7 +2,7 @@
 // train_step, for test_parity.py to compare against torch.optim.AdamW.
 //
 //   parity_train --checkpoint CK.h5 --batch IN.h5 --out CK2.h5 --steps-run K --steps S
-//                --warmup W --schedule cosine --lr LR --weight-decay WD --clip C
+//                --warmup W --schedule cosine --lr LR --weight-decay WD --clip C [--spline-lr SLR]
 //
 // Prints one line per step: "step s loss L grad_norm G lr X" (before the update, as StepResult).
 #include <boost/program_options.hpp>
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
       ("schedule", po::value(&schedule)->default_value("cosine"), "cosine | linear | constant")
       ("lr", po::value(&st.lr)->required(), "base learning rate")
       ("weight-decay", po::value(&st.weight_decay)->required(), "weight decay (matrices, embeddings)")
-      ("clip", po::value(&st.clip)->required(), "global-norm clip (<= 0: none)");
+      ("clip", po::value(&st.clip)->required(), "global-norm clip (<= 0: none)")
+      ("spline-lr", po::value(&st.spline_lr)->default_value(1e-2), "the splines' base learning rate");
   try {
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);

@@ -57,6 +57,57 @@ def _rope(x, T, dh):
     return out
 
 
+def spline(x, theta, R, K, extrapolate):
+    """The learnable spline φ of model.md, elementwise on x: keypoints x_k = −R + k·h,
+    h = 2R/(K−1), values theta [K]. u = (x+R)/h, clamped to [0, K−1] under `constant`;
+    k = clamp(⌊u⌋, 0, K−2); φ = θ_k + (u−k)(θ_{k+1} − θ_k). Autograd gives ∂φ/∂x = (θ_{k+1}−θ_k)/h
+    (0 where clamp cut u: torch.clamp passes the gradient for min ≤ u ≤ max) and ∂φ/∂θ as stated."""
+    h = 2.0 * R / (K - 1)
+    u = (x + R) / h
+    if extrapolate == "constant":
+        u = torch.clamp(u, 0.0, K - 1.0)
+    elif extrapolate != "linear":
+        raise ValueError(f"unknown extrapolate {extrapolate}")
+    k = torch.clamp(torch.floor(u), 0.0, K - 2.0).detach()
+    t = u - k
+    idx = k.to(torch.int64).reshape(-1)
+    lo = torch.gather(theta, 0, idx).reshape(x.shape)
+    hi = torch.gather(theta, 0, idx + 1).reshape(x.shape)
+    return lo + t * (hi - lo)
+
+
+def spline_settings(cfg, site):
+    """(R, K, extrapolate, share) of cfg's `mlp_spline` or `attn_spline` (model.md's defaults)."""
+    sc = cfg.get(site, {}) or {}
+    return (float(sc.get("range", 8.0)), int(sc.get("keypoints", 64)), sc.get("extrapolate", "constant"),
+            sc.get("share", "layer"))
+
+
+def spline_param_name(cfg, site, layer):
+    """Checkpoint name of layer `layer`'s spline values (model.md, "Checkpoint")."""
+    share = spline_settings(cfg, site)[3]
+    if site == "mlp_spline":
+        return "spline.mlp.values" if share == "model" else f"blocks.{layer}.mlp.act.values"
+    return "spline.attn.values" if share == "model" else f"blocks.{layer}.attn.kernel.values"
+
+
+def spline_init(name, x):
+    """A spline `init` function of model.md at the points x (float64 tensor)."""
+    if name == "gelu":
+        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    if name == "relu":
+        return torch.relu(x)
+    if name == "identity":
+        return x.clone()
+    if name == "exp":
+        return torch.exp(x)
+    if name == "elu1":
+        return torch.where(x > 0, x + 1.0, torch.exp(torch.clamp(x, max=0.0)))
+    if name == "zero":
+        return torch.zeros_like(x)
+    raise ValueError(f"unknown spline init {name}")
+
+
 def sinusoidal_table(T, d):
     """PE[t, 2i] = sin(t·ω_i), PE[t, 2i+1] = cos(t·ω_i), ω_i = 10000^(−2i/d)."""
     pe = torch.zeros(T, d, dtype=torch.float64)
@@ -76,6 +127,7 @@ def forward(cfg, params, tokens, targets):
     position = cfg.get("position", "learned")
     norm = cfg.get("norm", "layer")
     act = cfg.get("activation", "gelu")
+    attention = cfg.get("attention", "softmax")
     h = params["tok_emb"][tokens]
     if position == "learned":
         h = h + params["pos_emb"][:T]
@@ -88,13 +140,30 @@ def forward(cfg, params, tokens, targets):
         q, k, v = (_linear(a, params, f"{pre}.attn.{n}").view(B, T, H, dh).transpose(1, 2) for n in "qkv")
         if position == "rope":
             q, k = _rope(q, T, dh), _rope(k, T, dh)
-        s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
-        if position == "alibi":
-            slopes = torch.tensor([2.0 ** (-8.0 * (hh + 1) / H) for hh in range(H)], dtype=torch.float64)
-            dist = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)
-            s = s - slopes[:, None, None] * dist[None]
-        s = s.masked_fill(~causal, float("-inf"))
-        alpha = torch.softmax(s, dim=-1)
+        if attention == "spline-kernel":
+            # K_ij = φ(q_i)·φ(k_j) per head (after RoPE, no 1/√dh); α = K / (Σ_{j'≤i}|K_ij'| + 1e-6)
+            R, K, ex, _ = spline_settings(cfg, "attn_spline")
+            theta = params[spline_param_name(cfg, "attn_spline", l)]
+            kern = spline(q, theta, R, K, ex) @ spline(k, theta, R, K, ex).transpose(-1, -2)
+            kern = torch.where(causal, kern, torch.zeros_like(kern))
+            alpha = kern / (kern.abs().sum(-1, keepdim=True) + 1e-6)
+        else:
+            s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
+            if position == "alibi":
+                slopes = torch.tensor([2.0 ** (-8.0 * (hh + 1) / H) for hh in range(H)], dtype=torch.float64)
+                dist = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)
+                s = s - slopes[:, None, None] * dist[None]
+            if attention == "softmax":
+                s = s.masked_fill(~causal, float("-inf"))
+                alpha = torch.softmax(s, dim=-1)
+            elif attention == "spline-score":
+                # α_ij = φ(s_ij) / (Σ_{j'≤i}|φ(s_ij')| + 1e-6)
+                R, K, ex, _ = spline_settings(cfg, "attn_spline")
+                phi = spline(s, params[spline_param_name(cfg, "attn_spline", l)], R, K, ex)
+                phi = torch.where(causal, phi, torch.zeros_like(phi))
+                alpha = phi / (phi.abs().sum(-1, keepdim=True) + 1e-6)
+            else:
+                raise ValueError(f"attention {attention} is not in this reference")
         y = (alpha @ v).transpose(1, 2).reshape(B, T, d)
         h = h + _linear(y, params, pre + ".attn.o")
         u = _norm(h, params, pre + ".ln2", norm)
@@ -103,6 +172,9 @@ def forward(cfg, params, tokens, targets):
             z = 0.5 * z * (1.0 + torch.erf(z / math.sqrt(2.0)))
         elif act == "relu":
             z = torch.relu(z)
+        elif act == "spline":
+            R, K, ex, _ = spline_settings(cfg, "mlp_spline")
+            z = spline(z, params[spline_param_name(cfg, "mlp_spline", l)], R, K, ex)
         else:
             raise ValueError(f"activation {act} is not in this reference")
         h = h + _linear(z, params, pre + ".mlp.proj")
