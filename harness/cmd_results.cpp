@@ -176,12 +176,16 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv]: statistics across seeds of a suite file\n"
-      "(runs grouped by task entry, model and grid point)\n\noptions");
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics]: statistics across seeds\n"
+      "of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
+  bool diagnostics = false;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
+      ("diagnostics", po::bool_switch(&diagnostics),
+       "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
+       "entropy per layer; mean over seeds)")
       ("file", po::value(&file), "suite file (positional)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
@@ -199,7 +203,7 @@ int cmd_report(const Args& args) {
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
-  std::cout << format_report(groups, *format, title);
+  std::cout << (diagnostics ? format_diagnostics_report(groups, *format, title) : format_report(groups, *format, title));
   return 0;
 }
 

@@ -221,7 +221,147 @@ std::string format_csv(const std::vector<GroupReport>& groups) {
   return os.str();
 }
 
+// ---- diagnostics ------------------------------------------------------------------------------
+
+const char* kDiagLegend =
+    "attn_entropy: mean normalised entropy of a head's attention rows (1 = uniform over the keys,\n"
+    "0 = one key); attn_max: mean largest weight of a row; value_entropy, hidden_entropy: mean matrix\n"
+    "entropy of a sequence's values / block outputs (log T = orthogonal, 0 = collapsed)";
+
+std::string diag_count_text(const GroupReport& g) {
+  return "runs with diagnostics: " + std::to_string(g.diag.runs) + " of " + std::to_string(g.runs);
+}
+
+// A layer × head matrix of means, in column chunks that fit 100 characters.
+void table_heads(std::ostream& os, const std::string& name, const std::vector<SeedStats>& v, int layers, int heads) {
+  const size_t label_w = std::max<size_t>(14, width(name) + 2), col_w = 7;
+  const size_t per_chunk = std::max<size_t>(1, (100 - 2 - label_w) / col_w);
+  for (size_t start = 0; start < static_cast<size_t>(heads); start += per_chunk) {
+    const size_t end = std::min(static_cast<size_t>(heads), start + per_chunk);
+    os << "  " << pad_right(name, label_w);
+    for (size_t h = start; h < end; ++h) os << pad_left("h" + std::to_string(h), col_w);
+    os << "\n";
+    for (int l = 0; l < layers; ++l) {
+      os << "  " << pad_right("layer " + std::to_string(l), label_w);
+      for (size_t h = start; h < end; ++h) os << pad_left(fixed(v[static_cast<size_t>(l) * heads + h].mean, 3), col_w);
+      os << "\n";
+    }
+  }
+}
+
+std::string format_diag_table(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  if (!title.empty()) os << title << "\n\n";
+  os << "Diagnostics on a fixed ID batch after training, mean over seeds\n" << kDiagLegend << "\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n  " << diag_count_text(g) << "\n";
+    if (g.diag.empty()) continue;
+    const auto& d = g.diag;
+    os << "  " << pad_right("layer", 14) << pad_left("value_entropy", 15) << pad_left("hidden_entropy", 16) << "\n";
+    for (int l = 0; l < d.layers; ++l)
+      os << "  " << pad_right("layer " + std::to_string(l), 14) << pad_left(fixed(d.value_entropy[l].mean, 3), 15)
+         << pad_left(fixed(d.hidden_entropy[l].mean, 3), 16) << "\n";
+    table_heads(os, "attn_entropy", d.attn_entropy, d.layers, d.heads);
+    table_heads(os, "attn_max", d.attn_max, d.layers, d.heads);
+  }
+  return os.str();
+}
+
+void md_heads(std::ostream& os, const std::string& name, const std::vector<SeedStats>& v, int layers, int heads) {
+  std::vector<std::string> head = {name};
+  for (int h = 0; h < heads; ++h) head.push_back("h" + std::to_string(h));
+  md_header(os, head);
+  for (int l = 0; l < layers; ++l) {
+    std::vector<std::string> row = {"layer " + std::to_string(l)};
+    for (int h = 0; h < heads; ++h) row.push_back(fixed(v[static_cast<size_t>(l) * heads + h].mean, 3));
+    md_row(os, row);
+  }
+  os << "\n";
+}
+
+std::string format_diag_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  if (!title.empty()) {
+    const auto nl = title.find('\n');
+    os << "## " << title.substr(0, nl) << "\n\n";
+    if (nl != std::string::npos) os << title.substr(nl + 1) << "\n\n";
+  }
+  os << "Diagnostics on a fixed ID batch after training, mean over seeds.\n" << kDiagLegend << ".\n";
+  for (const auto& g : groups) {
+    os << "\n### " << group_title(g) << "\n\n" << diag_count_text(g) << "\n\n";
+    if (g.diag.empty()) continue;
+    const auto& d = g.diag;
+    md_header(os, {"layer", "value_entropy", "hidden_entropy"});
+    for (int l = 0; l < d.layers; ++l)
+      md_row(os, {std::to_string(l), fixed(d.value_entropy[l].mean, 3), fixed(d.hidden_entropy[l].mean, 3)});
+    os << "\n";
+    md_heads(os, "attn_entropy", d.attn_entropy, d.layers, d.heads);
+    md_heads(os, "attn_max", d.attn_max, d.layers, d.heads);
+  }
+  return os.str();
+}
+
+std::string format_diag_csv(const std::vector<GroupReport>& groups) {
+  std::ostringstream os;
+  os << "task,entry,model,grid,runs,ok,diverged,failed,metric,n,mean,std,min,median,max,frac_target\n";
+  for (const auto& g : groups) {
+    const auto& d = g.diag;
+    for (int l = 0; l < d.layers; ++l) {
+      const size_t row = static_cast<size_t>(l) * d.heads;
+      for (int h = 0; h < d.heads; ++h) csv_row(os, g, diag_metric_name("attn_entropy", l, h), d.attn_entropy[row + h], "");
+      for (int h = 0; h < d.heads; ++h) csv_row(os, g, diag_metric_name("attn_max", l, h), d.attn_max[row + h], "");
+      csv_row(os, g, diag_metric_name("value_entropy", l), d.value_entropy[l], "");
+      csv_row(os, g, diag_metric_name("hidden_entropy", l), d.hidden_entropy[l], "");
+    }
+  }
+  return os.str();
+}
+
+// The diagnostics of a group's runs, over seeds.
+DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) {
+  DiagnosticsStats out;
+  std::vector<const Diagnostics*> ds;
+  for (const RunResult* r : rs) {
+    const Diagnostics& d = r->diag;
+    if (d.empty()) continue;
+    if (ds.empty()) out.layers = d.layers, out.heads = d.heads;
+    if (d.layers != out.layers || d.heads != out.heads) continue;
+    ds.push_back(&d);
+  }
+  out.runs = static_cast<int>(ds.size());
+  if (ds.empty()) return {};
+  auto over_seeds = [&](std::vector<double> Diagnostics::*field, size_t size) {
+    std::vector<SeedStats> stats;
+    for (size_t i = 0; i < size; ++i) {
+      std::vector<double> values;
+      for (const Diagnostics* d : ds) values.push_back((d->*field).at(i));
+      stats.push_back(seed_stats(values));
+    }
+    return stats;
+  };
+  const auto L = static_cast<size_t>(out.layers), LH = L * static_cast<size_t>(out.heads);
+  out.attn_entropy = over_seeds(&Diagnostics::attn_entropy, LH);
+  out.attn_max = over_seeds(&Diagnostics::attn_max, LH);
+  out.value_entropy = over_seeds(&Diagnostics::value_entropy, L);
+  out.hidden_entropy = over_seeds(&Diagnostics::hidden_entropy, L);
+  return out;
+}
+
 }  // namespace
+
+std::string diag_metric_name(const std::string& quantity, int layer, int head) {
+  return quantity + "[layer=" + std::to_string(layer) + (head >= 0 ? ",head=" + std::to_string(head) : "") + "]";
+}
+
+std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                      const std::string& title) {
+  switch (format) {
+    case ReportFormat::table: return format_diag_table(groups, title);
+    case ReportFormat::markdown: return format_diag_markdown(groups, title);
+    case ReportFormat::csv: return format_diag_csv(groups);
+  }
+  return {};
+}
 
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition) {
   return quantity + "[length=" + std::to_string(length) + ",condition=" + condition + "]";
@@ -278,6 +418,7 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
       }
     for (const auto& [key, values] : cells)
       g.eval.push_back({key.second, conds[key.first], seed_stats(values.first), seed_stats(values.second)});
+    g.diag = aggregate_diagnostics(rs);
     groups.push_back(std::move(g));
   }
   return groups;

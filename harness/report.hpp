@@ -30,6 +30,17 @@ struct EvalCell {
   SeedStats bits_per_byte;  // loss / ln 2; only for runs that report bits per byte (n = 0 otherwise)
 };
 
+// The diagnostics (harness.md, "Diagnostics") of a group's runs, each value over the seeds.
+// Runs without diagnostics (failed, diverged) are left out, and so are runs whose [layers,heads]
+// differ from the first run with diagnostics (runs of a group share their config, so none do).
+struct DiagnosticsStats {
+  int layers = 0, heads = 0;
+  int runs = 0;                                        // runs that entered
+  std::vector<SeedStats> attn_entropy, attn_max;       // [layers·heads], row-major
+  std::vector<SeedStats> value_entropy, hidden_entropy;  // [layers]
+  bool empty() const { return runs == 0; }
+};
+
 struct GroupReport {
   std::string task, entry, model, grid;
   int runs = 0, ok = 0, diverged = 0, failed = 0;
@@ -37,6 +48,7 @@ struct GroupReport {
   bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
   std::vector<MetricStats> metrics;  // in the order of kReportMetrics, then steps_to_target
   std::vector<EvalCell> eval;        // by condition (first appearance), then length (ascending)
+  DiagnosticsStats diag;
   double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
 };
 
@@ -53,6 +65,16 @@ std::optional<ReportFormat> parse_report_format(const std::string& text);
 // `title` (one or more lines; markdown makes the first a heading) heads the table and markdown
 // forms; csv has none.
 std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title = "");
+
+// `srbench report --diagnostics`: per group, the mean over seeds of attn_entropy and attn_max
+// per layer × head and of value_entropy and hidden_entropy per layer (csv: every statistic, one
+// row per value, metric names as diag_metric_name).
+std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                      const std::string& title = "");
+
+// The csv form's metric name of a diagnostic: "attn_entropy[layer=1,head=0]" (head < 0:
+// a per-layer value, "value_entropy[layer=1]").
+std::string diag_metric_name(const std::string& quantity, int layer, int head = -1);
 
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "harness/diagnostics.hpp"
 #include "harness/metrics.hpp"
 #include "model/optim.hpp"
 #include "tasks/rng.hpp"
@@ -22,6 +23,7 @@ constexpr uint64_t kFiniteLengthTag = 0x66696e697465ULL;  // length of finite-se
 constexpr uint64_t kEpochOrderTag = 0x65706f6368ULL;      // order of the finite set in epoch e
 constexpr uint64_t kValLengthTag = 0x76616c6964ULL;       // length of validation example i
 constexpr uint64_t kValIndexBase = 1ULL << 40;            // validation examples: eval stream, far indices
+constexpr int kDiagExamples = 64;                         // the diagnostics batch (harness.md, Diagnostics)
 
 int draw_length(uint64_t seed, uint64_t index, uint64_t tag, int lo, int hi) {
   tasks::Rng rng(tasks::hash_words({seed, index, tag}));
@@ -130,10 +132,13 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     settings.lr = tc.lr, settings.weight_decay = tc.weight_decay, settings.clip = tc.clip;
 
     // The fixed validation set: eval stream under data_seed, lengths from the training range.
-    std::vector<tasks::Example> val(static_cast<size_t>(spec.eval.val_examples));
-    for (size_t i = 0; i < val.size(); ++i)
+    // Example i of the validation stream; the first val_examples form the validation set.
+    auto validation_example = [&](size_t i, tasks::Example& out) {
       task->sample_into(tc.data_seed, tasks::Stream::Eval, kValIndexBase + i,
-                        draw_length(tc.data_seed, i, kValLengthTag, tc.length_min, tc.length_max), val[i]);
+                        draw_length(tc.data_seed, i, kValLengthTag, tc.length_min, tc.length_max), out);
+    };
+    std::vector<tasks::Example> val(static_cast<size_t>(spec.eval.val_examples));
+    for (size_t i = 0; i < val.size(); ++i) validation_example(i, val[i]);
 
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
@@ -197,6 +202,11 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         add_row(tc.length_max, static_cast<int64_t>(r.conditions.size() - 1),
                 evaluate_examples(*model, eval_set(*task, tasks::Stream::Train, tc.length_max)));
       }
+      // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
+      // validation set, extended or cut to 64), the same for every seed.
+      std::vector<tasks::Example> diag(kDiagExamples);
+      for (size_t i = 0; i < diag.size(); ++i) validation_example(i, diag[i]);
+      r.diag = compute_diagnostics(*model, diag);
     }
     r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);
     if (trained) *trained = std::move(model);

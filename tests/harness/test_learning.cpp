@@ -1,6 +1,8 @@
 // Real learning: 2-layer, d_model 64 models reach high sequence accuracy on fresh examples of
 // their training lengths, in at least 2 of 3 seeds (flip-flop states 1–16, parity states 1–8,
 // copy 1–8). Evaluation covers every training length with equal weight, like training does.
+#include <omp.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -13,6 +15,9 @@ namespace {
 
 // How many of the suite's runs (one per seed) reach `target` id_acc; prints each.
 int seeds_reaching(const std::string& suite_text, double target) {
+  // One thread, as a sweep runs each run: CTest runs tests side by side on few cores, where
+  // OpenMP teams would oversubscribe them (the numbers do not depend on the thread count).
+  omp_set_num_threads(1);
   const Suite suite = parse_suite(suite_text, "learning.yaml");
   int reached = 0;
   for (const auto& spec : suite.runs) {
