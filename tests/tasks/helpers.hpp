@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
+#include "tasks/automaton.hpp"
 #include "tasks/task.hpp"
 
 namespace srbench::test {
@@ -28,6 +31,38 @@ inline std::string sample_text_path() { return std::string(SRBENCH_SOURCE_DIR) +
 inline tasks::RawParams buildable_params(const std::string& task) {
   if (task == "text") return {{"path", sample_text_path()}};
   return {};
+}
+
+// The output mode named "states", "final" or "scratchpad".
+inline tasks::OutputMode mode_of(const std::string& mode) {
+  return mode == "final" ? tasks::OutputMode::Final
+         : mode == "scratchpad" ? tasks::OutputMode::Scratchpad
+                                : tasks::OutputMode::States;
+}
+
+// The example a state-tracking task gives in `mode` for the inputs named, labelled by the
+// task's own deterministic labels(inputs).
+template <class AutomatonTask>
+tasks::Example automaton_example(const AutomatonTask& task, const std::string& mode,
+                                 const std::vector<std::string>& inputs) {
+  std::vector<int32_t> ids;
+  for (const auto& x : inputs) ids.push_back(task.vocab().id(x));
+  tasks::Example ex;
+  tasks::format_automaton(mode_of(mode), ids, task.labels(ids), ex);
+  return ex;
+}
+
+// Building `task` with `params` must fail with a TaskError that names the task and `param`.
+inline void check_task_error(const std::string& task, const tasks::RawParams& params, const std::string& param) {
+  INFO("params naming " << param);
+  try {
+    tasks::make_task(task, params);
+    FAIL("accepted");
+  } catch (const tasks::TaskError& e) {
+    INFO(e.what());
+    CHECK(e.task() == task);
+    CHECK(e.param() == param);
+  }
 }
 
 }  // namespace srbench::test

@@ -10,29 +10,12 @@ using V = std::vector<std::string>;
 
 namespace {
 
-OutputMode mode_of(const std::string& mode) {
-  return mode == "final" ? OutputMode::Final : mode == "scratchpad" ? OutputMode::Scratchpad : OutputMode::States;
-}
-
-// The example a task of `mode` gives for the moves named, labelled by GridWorldTask::labels.
 Example example_of(const GridWorldTask& task, const std::string& mode, const V& moves) {
-  std::vector<int32_t> ids;
-  for (const auto& x : moves) ids.push_back(task.vocab().id(x));
-  Example ex;
-  format_automaton(mode_of(mode), ids, task.labels(ids), ex);
-  return ex;
+  return srbench::test::automaton_example(task, mode, moves);
 }
 
 void check_error(const RawParams& params, const std::string& param) {
-  INFO("params naming " << param);
-  try {
-    make_task("gridworld", params);
-    FAIL("accepted");
-  } catch (const TaskError& e) {
-    INFO(e.what());
-    CHECK(e.task() == "gridworld");
-    CHECK(e.param() == param);
-  }
+  srbench::test::check_task_error("gridworld", params, param);
 }
 
 }  // namespace

@@ -10,17 +10,8 @@ using V = std::vector<std::string>;
 
 namespace {
 
-OutputMode mode_of(const std::string& mode) {
-  return mode == "final" ? OutputMode::Final : mode == "scratchpad" ? OutputMode::Scratchpad : OutputMode::States;
-}
-
-// The example a task of `mode` gives for the inputs named, labelled by ModCountTask::labels.
 Example example_of(const ModCountTask& task, const std::string& mode, const V& inputs) {
-  std::vector<int32_t> ids;
-  for (const auto& x : inputs) ids.push_back(task.vocab().id(x));
-  Example ex;
-  format_automaton(mode_of(mode), ids, task.labels(ids), ex);
-  return ex;
+  return srbench::test::automaton_example(task, mode, inputs);
 }
 
 // The value v of an input named `a<v>`.
@@ -31,15 +22,7 @@ int value_of(const std::string& input) {
 }
 
 void check_error(const RawParams& params, const std::string& param) {
-  INFO("params naming " << param);
-  try {
-    make_task("modcount", params);
-    FAIL("accepted");
-  } catch (const TaskError& e) {
-    INFO(e.what());
-    CHECK(e.task() == "modcount");
-    CHECK(e.param() == param);
-  }
+  srbench::test::check_task_error("modcount", params, param);
 }
 
 }  // namespace

@@ -14,17 +14,8 @@ using Perm = std::vector<int>;  // one-line notation [σ(0) … σ(n-1)]
 
 namespace {
 
-OutputMode mode_of(const std::string& mode) {
-  return mode == "final" ? OutputMode::Final : mode == "scratchpad" ? OutputMode::Scratchpad : OutputMode::States;
-}
-
-// The example a task of `mode` gives for the inputs named, labelled by PermutationTask::labels.
 Example example_of(const PermutationTask& task, const std::string& mode, const V& inputs) {
-  std::vector<int32_t> ids;
-  for (const auto& x : inputs) ids.push_back(task.vocab().id(x));
-  Example ex;
-  format_automaton(mode_of(mode), ids, task.labels(ids), ex);
-  return ex;
+  return srbench::test::automaton_example(task, mode, inputs);
 }
 
 const PermutationTask& as_permutation(const std::unique_ptr<Task>& task) {
@@ -77,15 +68,7 @@ std::vector<Perm> generators(bool alternating, int degree) {
 }
 
 void check_error(const RawParams& params, const std::string& param) {
-  INFO("params naming " << param);
-  try {
-    make_task("permutation", params);
-    FAIL("accepted");
-  } catch (const TaskError& e) {
-    INFO(e.what());
-    CHECK(e.task() == "permutation");
-    CHECK(e.param() == param);
-  }
+  srbench::test::check_task_error("permutation", params, param);
 }
 
 }  // namespace

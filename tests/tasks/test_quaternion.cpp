@@ -12,17 +12,8 @@ using V = std::vector<std::string>;
 
 namespace {
 
-OutputMode mode_of(const std::string& mode) {
-  return mode == "final" ? OutputMode::Final : mode == "scratchpad" ? OutputMode::Scratchpad : OutputMode::States;
-}
-
-// The example a task of `mode` gives for the inputs named, labelled by QuaternionTask::labels.
 Example example_of(const QuaternionTask& task, const std::string& mode, const V& inputs) {
-  std::vector<int32_t> ids;
-  for (const auto& x : inputs) ids.push_back(task.vocab().id(x));
-  Example ex;
-  format_automaton(mode_of(mode), ids, task.labels(ids), ex);
-  return ex;
+  return srbench::test::automaton_example(task, mode, inputs);
 }
 
 // q·x for every state q and input x, written out by hand from i² = j² = k² = ijk = -1:
@@ -40,15 +31,7 @@ const std::map<std::string, std::map<std::string, std::string>> kTimes = {
 };
 
 void check_error(const RawParams& params, const std::string& param) {
-  INFO("params naming " << param);
-  try {
-    make_task("quaternion", params);
-    FAIL("accepted");
-  } catch (const TaskError& e) {
-    INFO(e.what());
-    CHECK(e.task() == "quaternion");
-    CHECK(e.param() == param);
-  }
+  srbench::test::check_task_error("quaternion", params, param);
 }
 
 }  // namespace
