@@ -1,17 +1,6 @@
 #include "tasks/mqar.hpp"
 
-#include <numeric>
-
 namespace srbench::tasks {
-
-std::vector<int32_t> draw_distinct(Rng& rng, int count, int range) {
-  std::vector<int32_t> pool(static_cast<size_t>(range));
-  std::iota(pool.begin(), pool.end(), 0);
-  for (size_t i = 0; i < static_cast<size_t>(count); ++i)
-    std::swap(pool[i], pool[i + rng.below(pool.size() - i)]);
-  pool.resize(static_cast<size_t>(count));
-  return pool;
-}
 
 MqarTask::MqarTask(int keys, int values) : Task("mqar"), keys_(keys), values_(values) {
   for (int k = 0; k < keys; ++k) vocab_.add("k" + std::to_string(k));

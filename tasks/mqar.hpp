@@ -12,10 +12,6 @@
 
 namespace srbench::tasks {
 
-// `count` distinct integers uniform in 0..range-1, in the order drawn (a partial Fisher–Yates
-// shuffle); count ≤ range. Also draws needle's keys.
-std::vector<int32_t> draw_distinct(Rng& rng, int count, int range);
-
 class MqarTask : public Task {
  public:
   MqarTask(int keys, int values);

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "tasks/mqar.hpp"
 
 namespace srbench::tasks {
 

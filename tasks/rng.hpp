@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <numeric>
 #include <vector>
 
 namespace srbench::tasks {
@@ -96,5 +97,16 @@ class Rng {
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   uint64_t s_[4];
 };
+
+// `count` distinct integers uniform in 0..range-1, in the order drawn (a partial Fisher–Yates
+// shuffle); count ≤ range. Draws the keys of mqar and needle.
+inline std::vector<int32_t> draw_distinct(Rng& rng, int count, int range) {
+  std::vector<int32_t> pool(static_cast<size_t>(range));
+  std::iota(pool.begin(), pool.end(), 0);
+  for (size_t i = 0; i < static_cast<size_t>(count); ++i)
+    std::swap(pool[i], pool[i + rng.below(pool.size() - i)]);
+  pool.resize(static_cast<size_t>(count));
+  return pool;
+}
 
 }  // namespace srbench::tasks
