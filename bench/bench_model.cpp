@@ -1,15 +1,21 @@
 // Training throughput of the model engine (not a test): train tokens/s for performance.md's
 // configurations, learned positions, pre-LN, GeLU MLP ×4, softmax attention, AdamW, clipping
-// 1.0, cross-entropy on every position. Prints one line per configuration and thread count.
+// 1.0, cross-entropy on every position. scripts/bench.sh runs it beside bench/reference_torch.py.
 //
-//   bench_model [--threads 1,2] [--steps N] [--configs S,M,L]
+//   bench_model [--threads 1,2] [--steps N] [--configs S,M,L]     a table, one line per run
+//   bench_model --run --d 128 --layers 2 --heads 4 --T 64 --batch 32 [--threads 1] [--steps N]
+//               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process)
+//   bench_model --gemm                                             a core's float32 GEMM rate:
+//               GFLOP/s of a 512×512×512 Eigen product, one thread (median of 15)
 #include <omp.h>
+#include <sys/resource.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,23 +42,120 @@ std::vector<int> parse_list(const char* text) {
   return out;
 }
 
+struct Result {
+  double step_s, cpu_step_s, loss;
+};
+
+// Trains `steps` steps after 3 warm-up steps on the copy-previous-token stream (vocab 32); medians.
+Result run(const BenchConfig& bc, int nt, int steps) {
+  using namespace srbench::model;
+  omp_set_num_threads(nt);
+  const int vocab = 32;
+  ModelConfig cfg;
+  cfg.vocab = vocab;
+  cfg.d_model = bc.d_model;
+  cfg.layers = bc.layers;
+  cfg.heads = bc.heads;
+  cfg.max_len = std::max(256, bc.T);
+  Model m(cfg);
+  m.init(0);
+  AdamW opt(m.layout());
+  TrainSettings st;
+  st.steps = steps + 3;
+  st.warmup = 2;
+  std::mt19937_64 gen(1);
+  const int n = bc.batch * bc.T;
+  std::vector<int32_t> tokens(n), targets(n);
+  std::vector<double> times, cpu_times;
+  auto cpu_now = [] {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+  };
+  double loss = 0;
+  for (int s = 0; s < steps + 3; ++s) {
+    for (int i = 0; i < n; ++i) {
+      tokens[i] = static_cast<int32_t>(gen() % vocab);
+      targets[i] = i % bc.T == 0 ? tokens[i] : tokens[i - 1];  // copy the previous token
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_now();
+    loss = train_step(m, opt, tokens.data(), targets.data(), bc.batch, bc.T, s, st).loss;
+    const double c1 = cpu_now();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (s >= 3) {
+      times.push_back(std::chrono::duration<double>(t1 - t0).count());
+      cpu_times.push_back((c1 - c0) / nt);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(cpu_times.begin(), cpu_times.end());
+  return {times[times.size() / 2], cpu_times[cpu_times.size() / 2], loss};
+}
+
+double gemm_gflops() {
+  const int n = 512;
+  Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n), b = Eigen::MatrixXf::Random(n, n), c(n, n);
+  std::vector<double> rates;
+  for (int r = 0; r < 18; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    c.noalias() = a * b;
+    const auto t1 = std::chrono::steady_clock::now();
+    if (r >= 3) rates.push_back(2.0 * n * n * n / std::chrono::duration<double>(t1 - t0).count() * 1e-9);
+  }
+  std::sort(rates.begin(), rates.end());
+  std::fprintf(stderr, "%g\n", c(0, 0));  // keep the product
+  return rates[rates.size() / 2];
+}
+
+long maxrss_kb() {
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: bench_model [--threads 1,2] [--steps N] [--configs S,M,L]\n"
+               "       bench_model --run --d D --layers L --heads H --T T --batch B [--threads N] [--steps N]\n"
+               "       bench_model --gemm\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace srbench::model;
   std::vector<int> threads = {1};
   std::string configs = "S,M";
   int steps = 30;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--threads")) threads = parse_list(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--configs")) configs = argv[i + 1];
-    else {
-      std::fprintf(stderr, "usage: bench_model [--threads 1,2] [--steps N] [--configs S,M,L]\n");
-      return 2;
-    }
+  bool one = false;
+  BenchConfig custom{"run", 0, 0, 0, 0, 0};
+  for (int i = 1; i < argc; ++i) {
+    const bool has = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--gemm")) {
+      std::printf("gflops=%.2f\n", gemm_gflops());
+      return 0;
+    } else if (!std::strcmp(argv[i], "--run")) one = true;
+    else if (!has) return usage();
+    else if (!std::strcmp(argv[i], "--threads")) threads = parse_list(argv[++i]);
+    else if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--configs")) configs = argv[++i];
+    else if (!std::strcmp(argv[i], "--d")) custom.d_model = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--layers")) custom.layers = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--heads")) custom.heads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--T")) custom.T = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--batch")) custom.batch = std::atoi(argv[++i]);
+    else return usage();
   }
-  const int vocab = 32;
+  if (steps < 1) return usage();
+  if (one) {
+    if (custom.d_model < 1 || custom.layers < 1 || custom.heads < 1 || custom.T < 1 || custom.batch < 1)
+      return usage();
+    const Result r = run(custom, threads.at(0), steps);
+    std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld\n", custom.batch * custom.T / r.step_s,
+                r.step_s * 1e3, r.loss, maxrss_kb());
+    return 0;
+  }
   // cpu-based: tokens per CPU-second per thread, a steadier figure on a loaded machine (for one
   // thread it is what the wall-clock rate would be without contention).
   std::printf("config  threads  step_ms  train_tok/s  cpu-based tok/s  (medians of %d steps after 3 warm-up)\n",
@@ -60,47 +163,9 @@ int main(int argc, char** argv) {
   for (const auto& bc : kConfigs) {
     if (configs.find(bc.name) == std::string::npos) continue;
     for (int nt : threads) {
-      omp_set_num_threads(nt);
-      ModelConfig cfg;
-      cfg.vocab = vocab;
-      cfg.d_model = bc.d_model;
-      cfg.layers = bc.layers;
-      cfg.heads = bc.heads;
-      cfg.max_len = std::max(256, bc.T);
-      Model m(cfg);
-      m.init(0);
-      AdamW opt(m.layout());
-      TrainSettings st;
-      st.steps = steps + 3;
-      st.warmup = 2;
-      std::mt19937_64 gen(1);
+      const Result r = run(bc, nt, steps);
       const int n = bc.batch * bc.T;
-      std::vector<int32_t> tokens(n), targets(n);
-      std::vector<double> times, cpu_times;
-      auto cpu_now = [] {
-        timespec ts;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return ts.tv_sec + 1e-9 * ts.tv_nsec;
-      };
-      for (int s = 0; s < steps + 3; ++s) {
-        for (int i = 0; i < n; ++i) {
-          tokens[i] = static_cast<int32_t>(gen() % vocab);
-          targets[i] = i % bc.T == 0 ? tokens[i] : tokens[i - 1];  // copy the previous token
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = cpu_now();
-        train_step(m, opt, tokens.data(), targets.data(), bc.batch, bc.T, s, st);
-        const double c1 = cpu_now();
-        const auto t1 = std::chrono::steady_clock::now();
-        if (s >= 3) {
-          times.push_back(std::chrono::duration<double>(t1 - t0).count());
-          cpu_times.push_back((c1 - c0) / nt);
-        }
-      }
-      std::sort(times.begin(), times.end());
-      std::sort(cpu_times.begin(), cpu_times.end());
-      const double med = times[times.size() / 2], cpu_med = cpu_times[cpu_times.size() / 2];
-      std::printf("%-6s  %7d  %7.2f  %11.0f  %15.0f\n", bc.name, nt, med * 1e3, n / med, n / cpu_med);
+      std::printf("%-6s  %7d  %7.2f  %11.0f  %15.0f\n", bc.name, nt, r.step_s * 1e3, n / r.step_s, n / r.cpu_step_s);
       std::fflush(stdout);
     }
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "model/fastmath.hpp"
 
@@ -38,6 +39,44 @@ constexpr int kColChunk = 128; // output features per weight-gradient chunk
 constexpr int64_t kMinParallelWork = 1 << 16;
 
 inline int chunks(int n, int chunk) { return (n + chunk - 1) / chunk; }
+
+// ---- GEMM with a persistent packing workspace ------------------------------------------------
+// Eigen's matrix product allocates its packing buffers (blockA, blockB) on the heap for every
+// product larger than EIGEN_STACK_ALLOCATION_LIMIT. gemm_add() calls the same Eigen kernel
+// (general_matrix_matrix_product, the same blocking sizes as `C.noalias() += A * B` computes with
+// EIGEN_DONT_PARALLELIZE) with buffers owned by the calling thread, which grow to the largest
+// product seen and are then reused: no allocation after the first training step. The numbers are
+// those of the Eigen expression.
+template <typename S>
+class ThreadBlocking : public Eigen::internal::level3_blocking<S, S> {
+ public:
+  // For a row-major result of `rows` × `cols` and inner dimension `depth` (Eigen computes the
+  // transposed, column-major product: its "m" is our cols).
+  ThreadBlocking(Eigen::Index rows, Eigen::Index cols, Eigen::Index depth) {
+    this->m_mc = cols;
+    this->m_nc = rows;
+    this->m_kc = depth;
+    Eigen::internal::computeProductBlockingSizes<S, S, 1, Eigen::Index>(this->m_kc, this->m_mc, this->m_nc, 1);
+    constexpr Eigen::Index kAlign = 64 / sizeof(S);
+    const Eigen::Index a = (this->m_mc * this->m_kc + kAlign - 1) / kAlign * kAlign;
+    const Eigen::Index need = a + this->m_kc * this->m_nc;
+    thread_local std::vector<S, Eigen::aligned_allocator<S>> buffer;
+    if (static_cast<Eigen::Index>(buffer.size()) < need) buffer.resize(static_cast<size_t>(need));
+    this->m_blockA = buffer.data();
+    this->m_blockB = buffer.data() + a;
+  }
+};
+
+// C (m×n, row-major, row stride ldc) += op(A)·op(B): A is m×k row-major (lda) or, with TA, its
+// transpose stored k×m (lda); B is k×n row-major (ldb) or, with TB, stored n×k (ldb).
+template <bool TA, bool TB, typename S>
+void gemm_add(int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* C, int ldc) {
+  if (m == 0 || n == 0 || k == 0) return;
+  ThreadBlocking<S> blocking(m, n, k);
+  Eigen::internal::general_matrix_matrix_product<Eigen::Index, S, TA ? Eigen::ColMajor : Eigen::RowMajor, false, S,
+                                                 TB ? Eigen::ColMajor : Eigen::RowMajor, false, Eigen::RowMajor,
+                                                 1>::run(m, n, k, A, lda, B, ldb, C, 1, ldc, S(1), blocking);
+}
 
 constexpr double kNormEps = 1e-5;
 
@@ -186,20 +225,19 @@ void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S*
 // ---------------------------------------------------------------------------------------------
 template <typename S>
 void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
-  const MapRC<S> W(weight, OC, C);
   const int nc = chunks(N, kRowChunk);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
 #pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < nc; ++i) {
     const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
-    const MapRC<S> X(inp + static_cast<int64_t>(r0) * C, rows, C);
-    MapR<S> Y(out + static_cast<int64_t>(r0) * OC, rows, OC);
-    if (bias) {  // start from the bias: the product then adds to it (no separate zeroing pass)
-      Y.rowwise() = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(bias, OC);
-      Y.noalias() += X * W.transpose();
-    } else {
-      Y.noalias() = X * W.transpose();
+    S* Y = out + static_cast<int64_t>(r0) * OC;
+    // start from the bias (or 0): the product then adds to it
+    for (int r = 0; r < rows; ++r) {
+      S* y = Y + static_cast<int64_t>(r) * OC;
+      if (bias) std::copy(bias, bias + OC, y);
+      else std::fill(y, y + OC, S(0));
     }
+    gemm_add<false, true>(rows, OC, C, inp + static_cast<int64_t>(r0) * C, C, weight, C, Y, OC);
   }
 }
 
@@ -208,27 +246,23 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
                      int C, int OC) {
   // out = inp·Wᵀ + b: dinp = dout·W, in row chunks.
   if (dinp) {
-    const MapRC<S> W(weight, OC, C);
     const int nc = chunks(N, kRowChunk);
     const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
 #pragma omp parallel for schedule(static) if (parallel)
     for (int i = 0; i < nc; ++i) {
       const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
-      const MapRC<S> G(dout + static_cast<int64_t>(r0) * OC, rows, OC);
-      MapR<S> dX(dinp + static_cast<int64_t>(r0) * C, rows, C);
-      dX.noalias() = G * W;
+      S* dX = dinp + static_cast<int64_t>(r0) * C;
+      std::fill(dX, dX + static_cast<int64_t>(rows) * C, S(0));
+      gemm_add<false, false>(rows, C, OC, dout + static_cast<int64_t>(r0) * OC, OC, weight, C, dX, C);
     }
   }
   // dW += doutᵀ·inp and db += Σ_n dout, in chunks of output features (each a full sum over rows).
-  const MapRC<S> X(inp, N, C);
   const int nc = chunks(OC, kColChunk);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
 #pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < nc; ++i) {
     const int o0 = i * kColChunk, cols = std::min(kColChunk, OC - o0);
-    const StridedRC<S> G(dout + o0, N, cols, Eigen::OuterStride<>(OC));
-    MapR<S> dW(dweight + static_cast<int64_t>(o0) * C, cols, C);
-    dW.noalias() += G.transpose() * X;
+    gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dweight + static_cast<int64_t>(o0) * C, C);
     if (dbias) {
       for (int n = 0; n < N; ++n) {
         const S* g = dout + static_cast<int64_t>(n) * OC + o0;

@@ -56,26 +56,39 @@ double global_norm(const float* g, size_t n) {
 }
 
 namespace {
-// The included tensors as maximal runs [offset, end) of the flat buffer, in layout order.
-std::vector<std::pair<size_t, size_t>> included_runs(const ParamLayout& layout, const GroupMask& mask) {
-  std::vector<std::pair<size_t, size_t>> runs;
+// Calls f(offset, end) for each maximal run [offset, end) of included tensors of the flat
+// buffer, in layout order (no allocation: this runs every step).
+template <typename F>
+void for_each_included_run(const ParamLayout& layout, const GroupMask& mask, F&& f) {
+  size_t b = 0, e = 0;
+  bool open = false;
   for (const ParamInfo& p : layout.tensors()) {
     if (!mask[static_cast<size_t>(p.group)] || p.size == 0) continue;
-    if (!runs.empty() && runs.back().second == p.offset) runs.back().second += p.size;
-    else runs.emplace_back(p.offset, p.offset + p.size);
+    if (open && e == p.offset) {
+      e += p.size;
+      continue;
+    }
+    if (open) f(b, e);
+    b = p.offset;
+    e = p.offset + p.size;
+    open = true;
   }
-  return runs;
+  if (open) f(b, e);
 }
 }  // namespace
 
 double global_norm(const ParamLayout& layout, const float* g, const GroupMask& mask) {
-  const auto runs = included_runs(layout, mask);
-  if (runs.size() == 1) return global_norm(g + runs[0].first, runs[0].second - runs[0].first);
+  int runs = 0;
+  size_t b0 = 0, e0 = 0;
+  for_each_included_run(layout, mask, [&](size_t b, size_t e) {
+    if (runs++ == 0) b0 = b, e0 = e;
+  });
+  if (runs == 1) return global_norm(g + b0, e0 - b0);
   double total = 0;  // several runs: squares of the runs' norms, in order
-  for (const auto& [b, e] : runs) {
+  for_each_included_run(layout, mask, [&](size_t b, size_t e) {
     const double n = global_norm(g + b, e - b);
     total += n * n;
-  }
+  });
   return std::sqrt(total);
 }
 
@@ -85,8 +98,9 @@ double clip_grad_norm(const ParamLayout& layout, float* g, const GroupMask& mask
   const double coef = max_norm / (norm + 1e-6);
   if (coef < 1.0) {
     const float c = static_cast<float>(coef);
-    for (const auto& [b, e] : included_runs(layout, mask))
+    for_each_included_run(layout, mask, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) g[i] *= c;
+    });
   }
   return norm;
 }

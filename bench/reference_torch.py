@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""The PyTorch reference of the throughput benchmark (docs/performance.md): the model of
+/work/shared/spec/model.md as PyTorch users write it, trained exactly as bench_model trains ours.
+
+Learned positions, pre-LN blocks (LayerNorm eps 1e-5), fused q|k|v linear, causal softmax
+attention, exact-erf GeLU MLP ×4, cross-entropy on every position; AdamW (β 0.9, 0.98, ε 1e-9,
+weight decay 0.01 on matrices and embeddings only), gradient clipping by the global norm 1.0.
+Data: the copy-previous-token stream bench_model uses (vocab 32).
+
+    reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10
+
+Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak>`.
+"""
+import argparse
+import math
+import resource
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.o = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 4 * d)
+        self.proj = nn.Linear(4 * d, d)
+
+    def forward(self, x, mask):
+        B, T, C = x.shape
+        hs = C // self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q = q.view(B, T, self.heads, hs).transpose(1, 2)
+        k = k.view(B, T, self.heads, hs).transpose(1, 2)
+        v = v.view(B, T, self.heads, hs).transpose(1, 2)
+        s = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        s = s.masked_fill(mask[:T, :T], float("-inf"))
+        y = F.softmax(s, dim=-1) @ v
+        x = x + self.o(y.transpose(1, 2).reshape(B, T, C))
+        return x + self.proj(F.gelu(self.fc(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab, d, layers, heads, max_len):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_len, d)
+        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+        self.register_buffer("mask", torch.triu(torch.ones(max_len, max_len, dtype=torch.bool), 1))
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * layers) if name.endswith(("o.weight", "proj.weight")) else 0.02
+                nn.init.normal_(p, 0.0, std)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(T))
+        for b in self.blocks:
+            x = b(x, self.mask)
+        return self.head(self.ln_f(x))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--d", type=int, required=True)
+    ap.add_argument("--layers", type=int, required=True)
+    ap.add_argument("--heads", type=int, required=True)
+    ap.add_argument("--T", type=int, required=True)
+    ap.add_argument("--batch", type=int, required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--vocab", type=int, default=32)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
+    decay = [p for p in model.parameters() if p.dim() == 2]
+    no_decay = [p for p in model.parameters() if p.dim() != 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                            lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    gen = torch.Generator().manual_seed(1)
+    times, loss = [], float("nan")
+    for s in range(a.warmup + a.steps):
+        tokens = torch.randint(0, a.vocab, (a.batch, a.T), generator=gen)
+        targets = torch.cat([tokens[:, :1], tokens[:, :-1]], dim=1)  # copy the previous token
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        logits = model(tokens)
+        l = F.cross_entropy(logits.view(-1, a.vocab), targets.view(-1))
+        l.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        t1 = time.perf_counter()
+        loss = l.item()
+        if s >= a.warmup:
+            times.append(t1 - t0)
+    times.sort()
+    med = times[len(times) // 2]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"tok_s={a.batch * a.T / med:.1f} step_ms={med * 1e3:.3f} loss={loss:.6f} maxrss_kb={rss}")
+
+
+if __name__ == "__main__":
+    main()

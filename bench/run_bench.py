@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Side-by-side training throughput, ours against PyTorch (docs/performance.md); run by
+scripts/bench.sh after a Release build.
+
+    run_bench.py --build build [--repeats 3] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
+
+For each configuration and thread count it runs bench_model and bench/reference_torch.py in
+turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
+and prints medians over the repeats: train tokens/s, their ratio, our FLOP utilisation against a
+core's float32 GEMM rate measured in this run, and peak resident memory (ru_maxrss) of each.
+PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (for its command alone); its
+loss is checked against a run with them set. Then our step time as T grows (d_model 128), and
+runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CONFIGS = {"S": (64, 2, 4, 32, 32), "M": (128, 2, 4, 64, 32), "L": (256, 4, 8, 128, 16)}  # d, layers, heads, T, batch
+VOCAB = 32
+
+
+def parse(line):
+    return {k: float(v) for k, v in (f.split("=") for f in line.split())}
+
+
+def run(cmd, env=None):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout.strip().splitlines()
+    return parse(out[-1])
+
+
+def torch_env(keep_openblas):
+    env = dict(os.environ)
+    if not keep_openblas:
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("OPENBLAS_L2_SIZE", None)
+    return env
+
+
+def shape_args(d, layers, heads, T, batch):
+    return ["--d", str(d), "--layers", str(layers), "--heads", str(heads), "--T", str(T), "--batch", str(batch)]
+
+
+def flops_per_token(d, layers, heads, T, batch):
+    # 6 · non-embedding parameters + 6 · layers · T · d (attention, causal half)
+    per_layer = 12 * d * d + 13 * d + 4 * d
+    params = layers * per_layer + 2 * d + VOCAB * d + VOCAB
+    return 6 * params + 6 * layers * T * d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--configs", default="S,M,L")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--skip-sweep", action="store_true")
+    ap.add_argument("--sweep-steps", type=int, default=300)
+    a = ap.parse_args()
+    bench = os.path.join(a.build, "bench", "bench_model")
+    srbench = os.path.join(a.build, "harness", "srbench")
+    py = "/usr/bin/python3"
+    ref = os.path.join(HERE, "reference_torch.py")
+    threads = [int(t) for t in a.threads.split(",")]
+    t_start = time.time()
+
+    gflops = statistics.median(run([bench, "--gemm"])["gflops"] for _ in range(3))
+    print(f"core float32 GEMM rate (Eigen, 512x512, 1 thread): {gflops:.1f} GFLOP/s")
+
+    # PyTorch's loss with the machine's OPENBLAS_* settings and without them: the same model.
+    s = CONFIGS["S"]
+    l_set = run([py, ref, *shape_args(*s), "--steps", "3"], torch_env(True))["loss"]
+    l_unset = run([py, ref, *shape_args(*s), "--steps", "3"], torch_env(False))["loss"]
+    ok = abs(l_set - l_unset) <= 1e-4 * abs(l_set)
+    print(f"PyTorch loss after 6 steps, OPENBLAS_* set {l_set:.6f} / unset {l_unset:.6f}: "
+          f"{'same' if ok else 'DIFFERENT'}")
+
+    print()
+    print(f"train tokens/s, medians of {a.repeats} runs x {a.steps} steps (after 3 warm-up); "
+          "utilisation = ours FLOP/s / (threads x core GEMM rate)")
+    hdr = f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}" \
+          f"{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}"
+    print(hdr)
+    ours_by = {}
+    for name in a.configs.split(","):
+        shp = CONFIGS[name]
+        for nt in threads:
+            ours, theirs = [], []
+            for _ in range(a.repeats):
+                ours.append(run([bench, "--run", *shape_args(*shp), "--threads", str(nt), "--steps", str(a.steps)]))
+                theirs.append(run([py, ref, *shape_args(*shp), "--threads", str(nt), "--steps", str(a.steps)],
+                                  torch_env(False)))
+            o = statistics.median(r["tok_s"] for r in ours)
+            t = statistics.median(r["tok_s"] for r in theirs)
+            ours_by[(name, nt)] = o
+            util = o * flops_per_token(*shp) / (nt * gflops * 1e9)
+            orss = max(r["maxrss_kb"] for r in ours) / 1024
+            trss = max(r["maxrss_kb"] for r in theirs) / 1024
+            print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{util:>7.0%}{orss:>9.1f}{trss:>10.1f}"
+                  f"{ours[-1]['loss']:>11.4f}{theirs[-1]['loss']:>11.4f}", flush=True)
+    for name in a.configs.split(","):
+        if (name, 1) in ours_by and (name, 2) in ours_by:
+            print(f"{name}: 2 threads / 1 thread (ours) = {ours_by[(name, 2)] / ours_by[(name, 1)]:.2f}")
+
+    print()
+    print("our step time as T grows (d_model 128, 2 layers, 4 heads, batch 8, 1 thread)")
+    print(f"{'T':>5}{'step ms':>10}{'tok/s':>10}")
+    for T in (32, 64, 128, 256, 512):
+        r = [run([bench, "--run", *shape_args(128, 2, 4, T, 8), "--steps", str(a.steps)]) for _ in range(a.repeats)]
+        ms = statistics.median(x["step_ms"] for x in r)
+        print(f"{T:>5}{ms:>10.2f}{8 * T / ms * 1e3:>10.0f}", flush=True)
+
+    if not a.skip_sweep:
+        print()
+        print(f"sweep throughput: configs/quickstart.yaml (18 runs), train.steps={a.sweep_steps}, --threads 1")
+        rates = {}
+        for jobs in (1, 2):
+            tmp = tempfile.mkdtemp(prefix="srbench-bench-")
+            try:
+                t0 = time.time()
+                subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "quickstart.yaml"), "--jobs", str(jobs),
+                                "--threads", "1", "--set", f"train.steps={a.sweep_steps}", "--out", tmp],
+                               check=True, capture_output=True, text=True)
+                dt = time.time() - t0
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            rates[jobs] = 18 * 3600 / dt
+            print(f"--jobs {jobs}: {dt:7.1f} s, {rates[jobs]:8.0f} runs/hour", flush=True)
+        print(f"--jobs 2 / --jobs 1 = {rates[2] / rates[1]:.2f}")
+    print(f"\n(benchmark took {time.time() - t_start:.0f} s)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
