@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/fastmath.hpp"
+#include "model/parallel.hpp"
 
 namespace srbench::model {
 
@@ -99,8 +100,7 @@ inline S exp_nonpositive_(S x) {
 template <typename S>
 void encoder_forward(S* out, const int32_t* tokens, const S* tok_emb, const S* pos, int B, int T, int C) {
   const int N = B * T;
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     S* o = out + static_cast<int64_t>(n) * C;
     const S* e = tok_emb + static_cast<int64_t>(tokens[n]) * C;
     if (pos) {
@@ -109,7 +109,7 @@ void encoder_forward(S* out, const int32_t* tokens, const S* tok_emb, const S* p
     } else {
       for (int c = 0; c < C; ++c) o[c] = e[c];
     }
-  }
+  });
 }
 
 template <typename S>
@@ -122,21 +122,19 @@ void encoder_backward(S* dtok_emb, S* dpos, const S* dout, const int32_t* tokens
     for (int c = 0; c < C; ++c) d[c] += g[c];
   }
   if (!dpos) return;
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int t = 0; t < T; ++t) {
+  parallel_for(T, N >= 256, [&](int t) {
     S* d = dpos + static_cast<int64_t>(t) * C;
     for (int b = 0; b < B; ++b) {
       const S* g = dout + (static_cast<int64_t>(b) * T + t) * C;
       for (int c = 0; c < C; ++c) d[c] += g[c];
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 template <typename S>
 void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     S m = 0;
     for (int c = 0; c < C; ++c) m += x[c];
@@ -149,7 +147,7 @@ void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, 
     for (int c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
     mean[n] = m;
     rstd[n] = s;
-  }
+  });
 }
 
 template <typename S>
@@ -157,8 +155,7 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
                         const S* mean, const S* rstd, int N, int C) {
   // out = xhat·w + b, xhat = (x − mean)·rstd:
   // dx = rstd·(w·dout − mean(w·dout) − xhat·mean(w·dout·xhat)).
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S* g = dout + static_cast<int64_t>(n) * C;
     const S m = mean[n], s = rstd[n];
@@ -172,7 +169,7 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
     b /= C;
     S* dx = dinp + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) dx[c] += s * (weight[c] * g[c] - a - (x[c] - m) * s * b);
-  }
+  });
   // dw += Σ_n dout·xhat, db += Σ_n dout: rows in order.
   for (int n = 0; n < N; ++n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
@@ -187,8 +184,7 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
 
 template <typename S>
 void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C) {
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     S ss = 0;
     for (int c = 0; c < C; ++c) ss += x[c] * x[c];
@@ -196,15 +192,14 @@ void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int 
     S* o = out + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) o[c] = x[c] * s * weight[c];
     rstd[n] = s;
-  }
+  });
 }
 
 template <typename S>
 void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S* weight, const S* rstd,
                       int N, int C) {
   // out = w·x·r, r = (mean(x²) + eps)^(−1/2): dx = r·w·dout − x·r³·mean(x·w·dout).
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S* g = dout + static_cast<int64_t>(n) * C;
     const S s = rstd[n];
@@ -213,7 +208,7 @@ void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S*
     a /= C;
     S* dx = dinp + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) dx[c] += s * weight[c] * g[c] - x[c] * s * s * s * a;
-  }
+  });
   for (int n = 0; n < N; ++n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S* g = dout + static_cast<int64_t>(n) * C;
@@ -227,8 +222,7 @@ template <typename S>
 void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
   const int nc = chunks(N, kRowChunk);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int i = 0; i < nc; ++i) {
+  parallel_for(nc, parallel, [&](int i) {
     const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
     S* Y = out + static_cast<int64_t>(r0) * OC;
     // start from the bias (or 0): the product then adds to it
@@ -238,7 +232,7 @@ void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N,
       else std::fill(y, y + OC, S(0));
     }
     gemm_add<false, true>(rows, OC, C, inp + static_cast<int64_t>(r0) * C, C, weight, C, Y, OC);
-  }
+  });
 }
 
 template <typename S>
@@ -248,19 +242,17 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
   if (dinp) {
     const int nc = chunks(N, kRowChunk);
     const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int i = 0; i < nc; ++i) {
+    parallel_for(nc, parallel, [&](int i) {
       const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
       S* dX = dinp + static_cast<int64_t>(r0) * C;
       std::fill(dX, dX + static_cast<int64_t>(rows) * C, S(0));
       gemm_add<false, false>(rows, C, OC, dout + static_cast<int64_t>(r0) * OC, OC, weight, C, dX, C);
-    }
+    });
   }
   // dW += doutᵀ·inp and db += Σ_n dout, in chunks of output features (each a full sum over rows).
   const int nc = chunks(OC, kColChunk);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int i = 0; i < nc; ++i) {
+  parallel_for(nc, parallel, [&](int i) {
     const int o0 = i * kColChunk, cols = std::min(kColChunk, OC - o0);
     gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dweight + static_cast<int64_t>(o0) * C, C);
     if (dbias) {
@@ -269,7 +261,7 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
         for (int c = 0; c < cols; ++c) dbias[o0 + c] += g[c];
       }
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,54 +287,89 @@ void rotate_row(S* row, const S* cs, int C, int H, S sign) {
 template <typename S>
 void rope_forward(S* qkv, const S* cos_sin, int B, int T, int C, int H) {
   const int N = B * T, hs = C / H;
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n)
+  parallel_for(N, N >= 256, [&](int n) {
     rotate_row(qkv + static_cast<int64_t>(n) * 3 * C, cos_sin + static_cast<int64_t>(n % T) * hs, C, H, S(1));
+  });
 }
 
 template <typename S>
 void rope_backward(S* dqkv, const S* cos_sin, int B, int T, int C, int H) {
   // y = R·x with R orthogonal: dx = Rᵀ·dy, the rotation by −angle.
   const int N = B * T, hs = C / H;
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n)
+  parallel_for(N, N >= 256, [&](int n) {
     rotate_row(dqkv + static_cast<int64_t>(n) * 3 * C, cos_sin + static_cast<int64_t>(n % T) * hs, C, H, S(-1));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
+namespace {
+// dst (hs × T) = the transpose of the T × hs block at src (rows `stride` apart): the keys (or
+// values) of one (example, head) pair as rows of hs, so that loops over key positions j are
+// contiguous.
+template <typename S>
+void transpose_block(S* dst, const S* src, int T, int hs, int64_t stride) {
+  for (int j = 0; j < T; ++j)
+    for (int d = 0; d < hs; ++d) dst[static_cast<int64_t>(d) * T + j] = src[j * stride + d];
+}
+
+// A buffer of the calling thread holding at least n values; it only grows (the first step sizes
+// it), so later steps do not allocate.
+template <typename S>
+S* thread_buffer(int64_t n) {
+  thread_local std::vector<S> buffer;
+  if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
+  return buffer.data();
+}
+}  // namespace
+
+// Per (example, head): one pass over the query rows i; every inner loop runs over contiguous
+// memory (key positions j of the transposed keys, or the hs features of a row) and vectorises.
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int B, int T, int C, int H) {
   const int hs = C / H;
   const S scale = S(1) / std::sqrt(S(hs));
-  const Eigen::OuterStride<> s3(3 * C), s1(C);
+  const int64_t s3 = 3 * static_cast<int64_t>(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
-      const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
-      MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
-      // only the causal (lower) triangle of q·kᵀ is computed
-      P.template triangularView<Eigen::Lower>() = Q * K.transpose();
-      const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
-      for (int i = 0; i < T; ++i) {
-        S* p = P.data() + static_cast<int64_t>(i) * T;
-        for (int j = 0; j <= i; ++j) p[j] *= scale;
-        if (alibi_slopes)
-          for (int j = 0; j <= i; ++j) p[j] -= slope * S(i - j);
-        S mx = p[0];
-        for (int j = 1; j <= i; ++j) mx = std::max(mx, p[j]);
-        for (int j = 0; j <= i; ++j) p[j] = exp_nonpositive_(p[j] - mx);
-        S sum = 0;
-        for (int j = 0; j <= i; ++j) sum += p[j];
-        const S inv = S(1) / sum;
-        for (int j = 0; j <= i; ++j) p[j] *= inv;
-        for (int j = i + 1; j < T; ++j) p[j] = 0;
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
+    const S* q = qkv + static_cast<int64_t>(b) * T * s3 + h * hs;
+    const S* k = q + C;
+    const S* v = q + 2 * C;
+    S* kt = thread_buffer<S>(static_cast<int64_t>(hs) * T);
+    transpose_block(kt, k, T, hs, s3);
+    S* P = att + static_cast<int64_t>(pair) * T * T;
+    const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
+    for (int i = 0; i < T; ++i) {
+      S* p = P + static_cast<int64_t>(i) * T;
+      const S* qi = q + i * s3;
+      // s_ij = scale·q_i·k_j for j <= i
+      for (int j = 0; j <= i; ++j) p[j] = 0;
+      for (int d = 0; d < hs; ++d) {
+        const S qd = qi[d];
+        const S* kd = kt + static_cast<int64_t>(d) * T;
+        for (int j = 0; j <= i; ++j) p[j] += qd * kd[j];
       }
-      StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+      for (int j = 0; j <= i; ++j) p[j] *= scale;
+      if (alibi_slopes)
+        for (int j = 0; j <= i; ++j) p[j] -= slope * S(i - j);
+      S mx = p[0];
+      for (int j = 1; j <= i; ++j) mx = std::max(mx, p[j]);
+      for (int j = 0; j <= i; ++j) p[j] = exp_nonpositive_(p[j] - mx);
+      S sum = 0;
+      for (int j = 0; j <= i; ++j) sum += p[j];
+      const S inv = S(1) / sum;
+      for (int j = 0; j <= i; ++j) p[j] *= inv;
+      for (int j = i + 1; j < T; ++j) p[j] = 0;
+      // out_i = Σ_j p_ij·v_j
+      S* o = out + (static_cast<int64_t>(b) * T + i) * C + h * hs;
+      for (int d = 0; d < hs; ++d) o[d] = 0;
+      for (int j = 0; j <= i; ++j) {
+        const S pj = p[j];
+        const S* vj = v + j * s3;
+        for (int d = 0; d < hs; ++d) o[d] += pj * vj[d];
+      }
     }
-  }
+  });
 }
 
 template <typename S>
@@ -350,33 +377,54 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
                         int H) {
   const int hs = C / H;
   const S scale = S(1) / std::sqrt(S(hs));
-  const Eigen::OuterStride<> s3(3 * C), s1(C);
+  const int64_t s3 = 3 * static_cast<int64_t>(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
-      const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
-      StridedR<S> dQ(dqkv + off, T, hs, s3), dK(dqkv + off + C, T, hs, s3), dV(dqkv + off + 2 * C, T, hs, s3);
-      const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      const MapRC<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
-      MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
-      // out = P·V: dV += Pᵀ·dO, dP = dO·Vᵀ.
-      dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-      dP.template triangularView<Eigen::Lower>() = dO * V.transpose();  // causal part only
-      // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k.
-      for (int i = 0; i < T; ++i) {
-        const S* p = P.data() + static_cast<int64_t>(i) * T;
-        S* d = dP.data() + static_cast<int64_t>(i) * T;
-        S dot = 0;
-        for (int j = 0; j <= i; ++j) dot += p[j] * d[j];
-        for (int j = 0; j <= i; ++j) d[j] = p[j] * (d[j] - dot) * scale;
-        for (int j = i + 1; j < T; ++j) d[j] = 0;
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
+    const int64_t off = static_cast<int64_t>(b) * T * s3 + h * hs;
+    const S* q = qkv + off;
+    const S* k = q + C;
+    const S* v = q + 2 * C;
+    S* dq = dqkv + off;
+    S* dk = dq + C;
+    S* dv = dq + 2 * C;
+    const S* P = att + static_cast<int64_t>(pair) * T * T;
+    S* ds = scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T;  // one row: T values
+    S* vt = thread_buffer<S>(static_cast<int64_t>(hs) * T);
+    transpose_block(vt, v, T, hs, s3);
+    for (int j = 0; j < T; ++j)
+      for (int d = 0; d < hs; ++d) dk[j * s3 + d] = dv[j * s3 + d] = 0;
+    for (int i = 0; i < T; ++i) {
+      const S* p = P + static_cast<int64_t>(i) * T;
+      const S* doi = dout + (static_cast<int64_t>(b) * T + i) * C + h * hs;
+      const S* qi = q + i * s3;
+      // out_i = Σ_j p_ij·v_j: dp_ij = do_i·v_j, dv_j += p_ij·do_i
+      for (int j = 0; j <= i; ++j) ds[j] = 0;
+      for (int d = 0; d < hs; ++d) {
+        const S g = doi[d];
+        const S* vd = vt + static_cast<int64_t>(d) * T;
+        for (int j = 0; j <= i; ++j) ds[j] += g * vd[j];
       }
-      dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
-      dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
+      // p_ij = softmax_j(s_ij): ds_ij = p_ij·(dp_ij − Σ_j' p_ij'·dp_ij'); s = scale·q·k.
+      S dot = 0;
+      for (int j = 0; j <= i; ++j) dot += p[j] * ds[j];
+      for (int j = 0; j <= i; ++j) ds[j] = p[j] * (ds[j] - dot) * scale;
+      // dq_i = Σ_j ds_ij·k_j; dk_j += ds_ij·q_i
+      S* dqi = dq + i * s3;
+      for (int d = 0; d < hs; ++d) dqi[d] = 0;
+      for (int j = 0; j <= i; ++j) {
+        const S dsj = ds[j], pj = p[j];
+        const S* kj = k + j * s3;
+        S* dkj = dk + j * s3;
+        S* dvj = dv + j * s3;
+        for (int d = 0; d < hs; ++d) {
+          dqi[d] += dsj * kj[d];
+          dkj[d] += dsj * qi[d];
+          dvj[d] += pj * doi[d];
+        }
+      }
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,11 +438,10 @@ void gelu_forward(S* out, const S* inp, int64_t n) {
   // gelu(x) = x·Φ(x) = ½·x·(1 + erf(x/√2)).
   const S r = S(1) / std::sqrt(S(2));
   const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (int64_t c = 0; c < nc; ++c) {
+  parallel_for(nc, n >= 65536, [&](int64_t c) {
     const int64_t e = std::min(n, (c + 1) * kElemChunk);
     for (int64_t i = c * kElemChunk; i < e; ++i) out[i] = S(0.5) * inp[i] * (S(1) + erf_(inp[i] * r));
-  }
+  });
 }
 
 template <typename S>
@@ -403,14 +450,13 @@ void gelu_backward(S* dinp, const S* inp, const S* dout, int64_t n) {
   const S r = S(1) / std::sqrt(S(2));
   const S k = S(1) / std::sqrt(S(2) * S(M_PI));
   const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (int64_t c = 0; c < nc; ++c) {
+  parallel_for(nc, n >= 65536, [&](int64_t c) {
     const int64_t e = std::min(n, (c + 1) * kElemChunk);
     for (int64_t i = c * kElemChunk; i < e; ++i) {
       const S x = inp[i];
       dinp[i] = dout[i] * (S(0.5) * (S(1) + erf_(x * r)) + x * k * exp_nonpositive_(S(-0.5) * x * x));
     }
-  }
+  });
 }
 
 template <typename S>
@@ -500,11 +546,10 @@ template <typename S>
 void spline_forward(S* out, const S* inp, const S* values, int64_t n, const SplineShape& sp) {
   const SplineGrid<S> g(sp);
   const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (int64_t c = 0; c < nc; ++c) {
+  parallel_for(nc, n >= 65536, [&](int64_t c) {
     const int64_t e = std::min(n, (c + 1) * kElemChunk);
     for (int64_t i = c * kElemChunk; i < e; ++i) out[i] = g.value(values, g.at(inp[i]));
-  }
+  });
 }
 
 template <typename S>
@@ -516,8 +561,7 @@ void spline_backward(S* dinp, S* dvalues, const S* dout, const S* inp, const S* 
   const int K = sp.keypoints;
   const int64_t nc = (n + kElemChunk - 1) / kElemChunk;
   double* partial = spline_partials(nc, K).data();
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (int64_t c = 0; c < nc; ++c) {
+  parallel_for(nc, n >= 65536, [&](int64_t c) {
     double* pk = partial + c * K;
     const int64_t e = std::min(n, (c + 1) * kElemChunk);
     for (int64_t i = c * kElemChunk; i < e; ++i) {
@@ -527,7 +571,7 @@ void spline_backward(S* dinp, S* dvalues, const S* dout, const S* inp, const S* 
       pk[a.k + 1] += static_cast<double>(d * a.t);
       dinp[i] = d * g.slope(values, a);
     }
-  }
+  });
   add_partials(dvalues, partial, nc, K);
 }
 
@@ -564,9 +608,8 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
   const SplineGrid<S> g(sp);
   const Eigen::OuterStride<> s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
       const int64_t bh = static_cast<int64_t>(b) * H + h;
       const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
       const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
@@ -586,8 +629,7 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
       }
       StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
       O.noalias() = P.template triangularView<Eigen::Lower>() * V;
-    }
-  }
+  });
 }
 
 template <typename S>
@@ -600,9 +642,8 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
   const Eigen::OuterStride<> s3(3 * C), s1(C);
   double* partial = spline_partials(static_cast<int64_t>(B) * H, Kp).data();
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
       const int64_t bh = static_cast<int64_t>(b) * H + h;
       const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
       const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
@@ -629,8 +670,7 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
       }
       dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
       dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
-    }
-  }
+  });
   add_partials(dvalues, partial, static_cast<int64_t>(B) * H, Kp);
 }
 
@@ -655,9 +695,8 @@ void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* q
   spline_forward(phi, phi, values, N * 2 * C, sp);  // in place: φ(q) | φ(k)
   const Eigen::OuterStride<> s2(2 * C), s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
       const int64_t bh = static_cast<int64_t>(b) * H + h;
       const S* fb = phi + static_cast<int64_t>(b) * T * 2 * C + h * hs;
       const StridedRC<S> FQ(fb, T, hs, s2), FK(fb + C, T, hs, s2);
@@ -667,8 +706,7 @@ void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* q
       for (int i = 0; i < T; ++i) norm[bh * T + i] = normalise_abs_row(P.data() + static_cast<int64_t>(i) * T, i, T);
       StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
       O.noalias() = P.template triangularView<Eigen::Lower>() * V;
-    }
-  }
+  });
 }
 
 template <typename S>
@@ -679,9 +717,8 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
   const int64_t N = static_cast<int64_t>(B) * T;
   const Eigen::OuterStride<> s2(2 * C), s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
-#pragma omp parallel for schedule(static) collapse(2) if (parallel)
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H;
       const int64_t bh = static_cast<int64_t>(b) * H + h;
       const int64_t off2 = static_cast<int64_t>(b) * T * 2 * C + h * hs;
       const StridedRC<S> FQ(phi + off2, T, hs, s2), FK(phi + off2 + C, T, hs, s2);
@@ -700,8 +737,7 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
       // K = φQ·φKᵀ: dφQ = dK·φK, dφK = dKᵀ·φQ.
       dFQ.noalias() = dP.template triangularView<Eigen::Lower>() * FK;
       dFK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * FQ;
-    }
-  }
+  });
   // φ elementwise on q | k: dq | dk = dφ·φ'(q | k); dθ from every element, in fixed chunks.
   gather_qk(qk, qkv, N, C);
   spline_backward(qk, dvalues, dphi, qk, values, N * 2 * C, sp);
@@ -712,15 +748,14 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
 template <typename S>
 void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const int32_t* targets, S scale,
                                    int N, int V) {
-#pragma omp parallel for schedule(static) if (N >= 256)
-  for (int n = 0; n < N; ++n) {
+  parallel_for(N, N >= 256, [&](int n) {
     const S* z = logits + static_cast<int64_t>(n) * V;
     S* d = dlogits ? dlogits + static_cast<int64_t>(n) * V : nullptr;
     const int32_t y = targets[n];
     if (y < 0) {
       losses[n] = 0;
       if (d) std::fill(d, d + V, S(0));
-      continue;
+      return;
     }
     S mx = z[0];
     for (int v = 1; v < V; ++v) mx = std::max(mx, z[v]);
@@ -733,7 +768,7 @@ void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const
       for (int v = 0; v < V; ++v) d[v] = exp_nonpositive_(z[v] - lse) * scale;
       d[y] -= scale;
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

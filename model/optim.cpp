@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "model/parallel.hpp"
+
 namespace srbench::model {
 
 const char* to_string(Schedule s) {
@@ -43,13 +45,12 @@ double global_norm(const float* g, size_t n) {
   thread_local std::vector<double> partial_sums;  // grows once: no allocation in later steps
   partial_sums.assign(static_cast<size_t>(nc), 0.0);
   double* partial = partial_sums.data();  // the calling thread's buffer, shared with the workers
-#pragma omp parallel for schedule(static) if (nc > 16)
-  for (int64_t c = 0; c < nc; ++c) {
+  parallel_for(nc, nc > 16, [&](int64_t c) {
     const int64_t e = std::min<int64_t>(static_cast<int64_t>(n), (c + 1) * kChunk);
     double s = 0;
     for (int64_t i = c * kChunk; i < e; ++i) s += static_cast<double>(g[i]) * g[i];
     partial[c] = s;
-  }
+  });
   double total = 0;
   for (int64_t c = 0; c < nc; ++c) total += partial[c];
   return std::sqrt(total);
@@ -146,14 +147,13 @@ void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
     float* m = m_.data() + p.offset;
     float* v = v_.data() + p.offset;
     const int64_t n = static_cast<int64_t>(p.size);
-#pragma omp parallel for schedule(static) if (n >= 65536)
-    for (int64_t i = 0; i < n; ++i) {
+    parallel_for(n, n >= 65536, [&](int64_t i) {
       x[i] *= decay;
       m[i] = m[i] * b1 + g[i] * one_b1;
       v[i] = v[i] * b2 + g[i] * g[i] * one_b2;
       const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
       x[i] -= step_size * (m[i] / denom);
-    }
+    });
   }
 }
 

@@ -1,0 +1,143 @@
+// No heap allocation inside a training step after the first (forward_backward, gradient
+// clipping, AdamW): this executable replaces malloc and its relatives with counting wrappers
+// around glibc's own (so operator new, Eigen's aligned_malloc and std::vector are all seen),
+// then counts the allocations of steps 2 and 3 for models exercising every kernel.
+#include <omp.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/optim.hpp"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+inline void note() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(size_t n) {
+  note();
+  return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t s) {
+  note();
+  return __libc_calloc(n, s);
+}
+void* realloc(void* p, size_t n) {
+  note();
+  return __libc_realloc(p, n);
+}
+void* memalign(size_t a, size_t n) {
+  note();
+  return __libc_memalign(a, n);
+}
+void* aligned_alloc(size_t a, size_t n) {
+  note();
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void** out, size_t a, size_t n) {
+  note();
+  void* p = __libc_memalign(a, n);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+}
+
+namespace {
+
+using namespace srbench::model;
+
+// Allocations counted during steps 2 and 3 (step 1 may size the workspace).
+long allocations_after_first_step(const ModelConfig& cfg, int threads) {
+  omp_set_num_threads(threads);
+  Model m(cfg);
+  m.init(3);
+  AdamW opt(m.layout());
+  TrainSettings st;
+  st.steps = 10;
+  st.warmup = 1;
+  const int B = 32, T = 32, n = B * T;
+  std::vector<int32_t> tokens(n), targets(n);
+  for (int i = 0; i < n; ++i) {
+    tokens[i] = (i * 7 + 3) % cfg.vocab;
+    targets[i] = i % T == 0 ? kNotScored : tokens[i - 1];
+  }
+  train_step(m, opt, tokens.data(), targets.data(), B, T, 0, st);
+  g_allocations = 0;
+  g_counting = true;
+  for (int s = 1; s < 3; ++s) train_step(m, opt, tokens.data(), targets.data(), B, T, s, st);
+  g_counting = false;
+  return g_allocations.load();
+}
+
+ModelConfig config_s() {  // performance.md's S
+  ModelConfig c;
+  c.vocab = 32;
+  c.d_model = 64;
+  c.layers = 2;
+  c.heads = 4;
+  c.max_len = 64;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the counting hook sees allocations (malloc, new, vector)") {
+  g_allocations = 0;
+  g_counting = true;
+  void* p = std::malloc(1 << 20);
+  auto* q = new std::vector<float>(1000);
+  g_counting = false;
+  std::free(p);
+  delete q;
+  CHECK(g_allocations.load() == 3);  // malloc, new of the vector, its storage
+}
+
+TEST_CASE("no allocation in training steps after the first: S, softmax, learned positions") {
+  for (int threads : {1, 2}) {
+    INFO("threads " << threads);
+    CHECK(allocations_after_first_step(config_s(), threads) == 0);
+  }
+}
+
+TEST_CASE("no allocation in training steps after the first: splines, every attention and position") {
+  struct Variant {
+    const char* name;
+    Attention attention;
+    Activation activation;
+    Position position;
+    Norm norm;
+  };
+  const Variant variants[] = {
+      {"spline MLP, spline-score, alibi", Attention::SplineScore, Activation::Spline, Position::Alibi, Norm::Layer},
+      {"spline-kernel, rope, rms", Attention::SplineKernel, Activation::Spline, Position::Rope, Norm::Rms},
+      {"softmax, relu, sinusoidal", Attention::Softmax, Activation::Relu, Position::Sinusoidal, Norm::Layer},
+      {"spline-score, none", Attention::SplineScore, Activation::Gelu, Position::None, Norm::Rms},
+  };
+  for (const Variant& v : variants) {
+    ModelConfig c = config_s();
+    c.attention = v.attention;
+    c.activation = v.activation;
+    c.position = v.position;
+    c.norm = v.norm;
+    for (int threads : {1, 2}) {
+      INFO(v.name << ", threads " << threads);
+      CHECK(allocations_after_first_step(c, threads) == 0);
+    }
+  }
+}

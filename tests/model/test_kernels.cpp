@@ -1,0 +1,122 @@
+// The optimised kernels of model/layers.cpp (GEMMs on Eigen's kernel with persistent packing
+// buffers, the row-pass softmax attention) against plain loops written from their definitions,
+// in double, on shapes that cross the fixed chunk boundaries (rows past 256, outputs past 128).
+#include <omp.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "model/layers.hpp"
+
+namespace {
+
+using namespace srbench::model;
+
+std::vector<float> random_vec(size_t n, uint64_t seed, double sd = 1.0) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> nd(0.0, sd);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(nd(gen));
+  return v;
+}
+
+// max |a − b| / max |b|
+double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num = std::max(num, std::abs(a[i] - b[i]));
+    den = std::max(den, std::abs(b[i]));
+  }
+  return num / den;
+}
+
+}  // namespace
+
+TEST_CASE("kernels: matmul forward and backward equal plain loops") {
+  const int N = 300, C = 40, OC = 200;  // 2 row chunks, 2 output-feature chunks
+  const auto x = random_vec(static_cast<size_t>(N) * C, 1), w = random_vec(static_cast<size_t>(OC) * C, 2),
+             bias = random_vec(OC, 3), dout = random_vec(static_cast<size_t>(N) * OC, 4);
+  std::vector<float> out(static_cast<size_t>(N) * OC), dinp(static_cast<size_t>(N) * C, 7.0f),
+      dw(static_cast<size_t>(OC) * C, 0.5f), db(OC, 0.25f);
+  matmul_forward(out.data(), x.data(), w.data(), bias.data(), N, C, OC);
+  matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N, C, OC);
+  std::vector<double> ref_out(out.size()), ref_dinp(dinp.size(), 0.0), ref_dw(dw.size(), 0.5), ref_db(OC, 0.25);
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < OC; ++o) {
+      double s = bias[o];
+      for (int c = 0; c < C; ++c) s += double(x[n * C + c]) * w[o * C + c];
+      ref_out[n * OC + o] = s;
+      const double g = dout[n * OC + o];
+      ref_db[o] += g;
+      for (int c = 0; c < C; ++c) {
+        ref_dinp[n * C + c] += g * w[o * C + c];  // overwritten, not added to the 7s
+        ref_dw[o * C + c] += g * x[n * C + c];    // added to the 0.5s
+      }
+    }
+  CHECK(rel_err(out, ref_out) < 1e-6);
+  CHECK(rel_err(dinp, ref_dinp) < 1e-6);
+  CHECK(rel_err(dw, ref_dw) < 1e-6);
+  CHECK(rel_err(db, ref_db) < 1e-6);
+  // without bias: out starts from 0
+  matmul_forward(out.data(), x.data(), w.data(), static_cast<const float*>(nullptr), N, C, OC);
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < OC; ++o) ref_out[n * OC + o] -= bias[o];
+  CHECK(rel_err(out, ref_out) < 1e-6);
+}
+
+TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
+  const int B = 2, T = 37, H = 3, hs = 8, C = H * hs;
+  for (bool alibi : {false, true}) {
+    INFO("alibi " << alibi);
+    const auto qkv = random_vec(static_cast<size_t>(B) * T * 3 * C, 5), dout = random_vec(static_cast<size_t>(B) * T * C, 6);
+    const std::vector<float> slopes = {0.5f, 0.25f, 0.125f};
+    const float* sl = alibi ? slopes.data() : nullptr;
+    std::vector<float> out(static_cast<size_t>(B) * T * C), att(static_cast<size_t>(B) * H * T * T, 9.0f),
+        dqkv(qkv.size(), 9.0f), scratch(static_cast<size_t>(T) * T * omp_get_max_threads());
+    attention_forward(out.data(), att.data(), qkv.data(), sl, B, T, C, H);
+    attention_backward(dqkv.data(), scratch.data(), dout.data(), qkv.data(), att.data(), B, T, C, H);
+    std::vector<double> ref_out(out.size(), 0.0), ref_att(att.size(), 0.0), ref_dqkv(dqkv.size(), 0.0);
+    auto Q = [&](int b, int t, int part, int d) -> size_t { return (size_t(b) * T + t) * 3 * C + part * C + d; };
+    const double scale = 1.0 / std::sqrt(double(hs));
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h) {
+        for (int i = 0; i < T; ++i) {
+          std::vector<double> s(i + 1), p(i + 1), dp(i + 1);
+          double mx = -1e300, z = 0;
+          for (int j = 0; j <= i; ++j) {
+            double dot = 0;
+            for (int d = 0; d < hs; ++d) dot += double(qkv[Q(b, i, 0, h * hs + d)]) * qkv[Q(b, j, 1, h * hs + d)];
+            s[j] = dot * scale - (alibi ? slopes[h] * double(i - j) : 0.0);
+            mx = std::max(mx, s[j]);
+          }
+          for (int j = 0; j <= i; ++j) z += std::exp(s[j] - mx);
+          for (int j = 0; j <= i; ++j) p[j] = std::exp(s[j] - mx) / z;
+          for (int j = 0; j <= i; ++j) ref_att[((size_t(b) * H + h) * T + i) * T + j] = p[j];
+          const float* g = &dout[(size_t(b) * T + i) * C + h * hs];
+          double pdp = 0;
+          for (int j = 0; j <= i; ++j) {
+            for (int d = 0; d < hs; ++d) {
+              const double vj = qkv[Q(b, j, 2, h * hs + d)];
+              ref_out[(size_t(b) * T + i) * C + h * hs + d] += p[j] * vj;
+              dp[j] += g[d] * vj;
+              ref_dqkv[Q(b, j, 2, h * hs + d)] += p[j] * g[d];
+            }
+            pdp += p[j] * dp[j];
+          }
+          for (int j = 0; j <= i; ++j) {
+            const double dsj = p[j] * (dp[j] - pdp) * scale;
+            for (int d = 0; d < hs; ++d) {
+              ref_dqkv[Q(b, i, 0, h * hs + d)] += dsj * qkv[Q(b, j, 1, h * hs + d)];
+              ref_dqkv[Q(b, j, 1, h * hs + d)] += dsj * qkv[Q(b, i, 0, h * hs + d)];
+            }
+          }
+        }
+      }
+    CHECK(rel_err(out, ref_out) < 1e-5);
+    CHECK(rel_err(att, ref_att) < 1e-5);
+    CHECK(rel_err(dqkv, ref_dqkv) < 1e-5);
+  }
+}
