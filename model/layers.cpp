@@ -302,53 +302,22 @@ void rope_backward(S* dqkv, const S* cos_sin, int B, int T, int C, int H) {
 }
 
 // ---------------------------------------------------------------------------------------------
-namespace {
-// dst (hs × T) = the transpose of the T × hs block at src (rows `stride` apart): the keys (or
-// values) of one (example, head) pair as rows of hs, so that loops over key positions j are
-// contiguous.
-template <typename S>
-void transpose_block(S* dst, const S* src, int T, int hs, int64_t stride) {
-  for (int j = 0; j < T; ++j)
-    for (int d = 0; d < hs; ++d) dst[static_cast<int64_t>(d) * T + j] = src[j * stride + d];
-}
-
-// A buffer of the calling thread holding at least n values; it only grows (the first step sizes
-// it), so later steps do not allocate.
-template <typename S>
-S* thread_buffer(int64_t n) {
-  thread_local std::vector<S> buffer;
-  if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
-  return buffer.data();
-}
-}  // namespace
-
-// Per (example, head): one pass over the query rows i; every inner loop runs over contiguous
-// memory (key positions j of the transposed keys, or the hs features of a row) and vectorises.
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int B, int T, int C, int H) {
   const int hs = C / H;
   const S scale = S(1) / std::sqrt(S(hs));
-  const int64_t s3 = 3 * static_cast<int64_t>(C);
+  const Eigen::OuterStride<> s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-    const S* q = qkv + static_cast<int64_t>(b) * T * s3 + h * hs;
-    const S* k = q + C;
-    const S* v = q + 2 * C;
-    S* kt = thread_buffer<S>(static_cast<int64_t>(hs) * T);
-    transpose_block(kt, k, T, hs, s3);
-    S* P = att + static_cast<int64_t>(pair) * T * T;
+    const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
+    const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
+    MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
+    // only the causal (lower) triangle of q·kᵀ is computed
+    P.template triangularView<Eigen::Lower>() = Q * K.transpose();
     const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
     for (int i = 0; i < T; ++i) {
-      S* p = P + static_cast<int64_t>(i) * T;
-      const S* qi = q + i * s3;
-      // s_ij = scale·q_i·k_j for j <= i
-      for (int j = 0; j <= i; ++j) p[j] = 0;
-      for (int d = 0; d < hs; ++d) {
-        const S qd = qi[d];
-        const S* kd = kt + static_cast<int64_t>(d) * T;
-        for (int j = 0; j <= i; ++j) p[j] += qd * kd[j];
-      }
+      S* p = P.data() + static_cast<int64_t>(i) * T;
       for (int j = 0; j <= i; ++j) p[j] *= scale;
       if (alibi_slopes)
         for (int j = 0; j <= i; ++j) p[j] -= slope * S(i - j);
@@ -360,15 +329,9 @@ void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int 
       const S inv = S(1) / sum;
       for (int j = 0; j <= i; ++j) p[j] *= inv;
       for (int j = i + 1; j < T; ++j) p[j] = 0;
-      // out_i = Σ_j p_ij·v_j
-      S* o = out + (static_cast<int64_t>(b) * T + i) * C + h * hs;
-      for (int d = 0; d < hs; ++d) o[d] = 0;
-      for (int j = 0; j <= i; ++j) {
-        const S pj = p[j];
-        const S* vj = v + j * s3;
-        for (int d = 0; d < hs; ++d) o[d] += pj * vj[d];
-      }
     }
+    StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
   });
 }
 
@@ -377,53 +340,30 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
                         int H) {
   const int hs = C / H;
   const S scale = S(1) / std::sqrt(S(hs));
-  const int64_t s3 = 3 * static_cast<int64_t>(C);
+  const Eigen::OuterStride<> s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-    const int64_t off = static_cast<int64_t>(b) * T * s3 + h * hs;
-    const S* q = qkv + off;
-    const S* k = q + C;
-    const S* v = q + 2 * C;
-    S* dq = dqkv + off;
-    S* dk = dq + C;
-    S* dv = dq + 2 * C;
-    const S* P = att + static_cast<int64_t>(pair) * T * T;
-    S* ds = scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T;  // one row: T values
-    S* vt = thread_buffer<S>(static_cast<int64_t>(hs) * T);
-    transpose_block(vt, v, T, hs, s3);
-    for (int j = 0; j < T; ++j)
-      for (int d = 0; d < hs; ++d) dk[j * s3 + d] = dv[j * s3 + d] = 0;
+    const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
+    const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
+    StridedR<S> dQ(dqkv + off, T, hs, s3), dK(dqkv + off + C, T, hs, s3), dV(dqkv + off + 2 * C, T, hs, s3);
+    const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    const MapRC<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
+    MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
+    // out = P·V: dV += Pᵀ·dO, dP = dO·Vᵀ.
+    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
+    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();  // causal part only
+    // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k.
     for (int i = 0; i < T; ++i) {
-      const S* p = P + static_cast<int64_t>(i) * T;
-      const S* doi = dout + (static_cast<int64_t>(b) * T + i) * C + h * hs;
-      const S* qi = q + i * s3;
-      // out_i = Σ_j p_ij·v_j: dp_ij = do_i·v_j, dv_j += p_ij·do_i
-      for (int j = 0; j <= i; ++j) ds[j] = 0;
-      for (int d = 0; d < hs; ++d) {
-        const S g = doi[d];
-        const S* vd = vt + static_cast<int64_t>(d) * T;
-        for (int j = 0; j <= i; ++j) ds[j] += g * vd[j];
-      }
-      // p_ij = softmax_j(s_ij): ds_ij = p_ij·(dp_ij − Σ_j' p_ij'·dp_ij'); s = scale·q·k.
+      const S* p = P.data() + static_cast<int64_t>(i) * T;
+      S* d = dP.data() + static_cast<int64_t>(i) * T;
       S dot = 0;
-      for (int j = 0; j <= i; ++j) dot += p[j] * ds[j];
-      for (int j = 0; j <= i; ++j) ds[j] = p[j] * (ds[j] - dot) * scale;
-      // dq_i = Σ_j ds_ij·k_j; dk_j += ds_ij·q_i
-      S* dqi = dq + i * s3;
-      for (int d = 0; d < hs; ++d) dqi[d] = 0;
-      for (int j = 0; j <= i; ++j) {
-        const S dsj = ds[j], pj = p[j];
-        const S* kj = k + j * s3;
-        S* dkj = dk + j * s3;
-        S* dvj = dv + j * s3;
-        for (int d = 0; d < hs; ++d) {
-          dqi[d] += dsj * kj[d];
-          dkj[d] += dsj * qi[d];
-          dvj[d] += pj * doi[d];
-        }
-      }
+      for (int j = 0; j <= i; ++j) dot += p[j] * d[j];
+      for (int j = 0; j <= i; ++j) d[j] = p[j] * (d[j] - dot) * scale;
+      for (int j = i + 1; j < T; ++j) d[j] = 0;
     }
+    dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
+    dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
   });
 }
 
@@ -610,25 +550,25 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-      const int64_t bh = static_cast<int64_t>(b) * H + h;
-      const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
-      const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
-      MapR<S> Sc(scores + bh * T * T, T, T);
-      MapR<S> P(att + bh * T * T, T, T);
-      Sc.template triangularView<Eigen::Lower>() = Q * K.transpose();
-      const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
-      for (int i = 0; i < T; ++i) {
-        S* s = Sc.data() + static_cast<int64_t>(i) * T;
-        S* p = P.data() + static_cast<int64_t>(i) * T;
-        for (int j = 0; j <= i; ++j) s[j] *= scale;
-        if (alibi_slopes)
-          for (int j = 0; j <= i; ++j) s[j] -= slope * S(i - j);
-        for (int j = i + 1; j < T; ++j) s[j] = 0;
-        for (int j = 0; j <= i; ++j) p[j] = g.value(values, g.at(s[j]));
-        norm[bh * T + i] = normalise_abs_row(p, i, T);
-      }
-      StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    const int64_t bh = static_cast<int64_t>(b) * H + h;
+    const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
+    const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
+    MapR<S> Sc(scores + bh * T * T, T, T);
+    MapR<S> P(att + bh * T * T, T, T);
+    Sc.template triangularView<Eigen::Lower>() = Q * K.transpose();
+    const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
+    for (int i = 0; i < T; ++i) {
+      S* s = Sc.data() + static_cast<int64_t>(i) * T;
+      S* p = P.data() + static_cast<int64_t>(i) * T;
+      for (int j = 0; j <= i; ++j) s[j] *= scale;
+      if (alibi_slopes)
+        for (int j = 0; j <= i; ++j) s[j] -= slope * S(i - j);
+      for (int j = i + 1; j < T; ++j) s[j] = 0;
+      for (int j = 0; j <= i; ++j) p[j] = g.value(values, g.at(s[j]));
+      norm[bh * T + i] = normalise_abs_row(p, i, T);
+    }
+    StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
   });
 }
 
@@ -644,32 +584,32 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-      const int64_t bh = static_cast<int64_t>(b) * H + h;
-      const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
-      const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
-      StridedR<S> dQ(dqkv + off, T, hs, s3), dK(dqkv + off + C, T, hs, s3), dV(dqkv + off + 2 * C, T, hs, s3);
-      const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      const MapRC<S> P(att + bh * T * T, T, T);
-      MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
-      double* pk = partial + bh * Kp;
-      // out = α·V: dV = αᵀ·dO, dα = dO·Vᵀ.
-      dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-      dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
-      for (int i = 0; i < T; ++i) {
-        const S* p = P.data() + static_cast<int64_t>(i) * T;
-        const S* s = scores + bh * T * T + static_cast<int64_t>(i) * T;
-        S* d = dP.data() + static_cast<int64_t>(i) * T;
-        normalise_abs_row_backward(d, p, norm[bh * T + i], i, T);  // d = dφ
-        // φ_ij = φ(s_ij): dθ += dφ·∂φ/∂θ; ds = dφ·φ'(s); s = scale·q·k (+ bias).
-        for (int j = 0; j <= i; ++j) {
-          const SplineAt<S> a = g.at(s[j]);
-          pk[a.k] += static_cast<double>(d[j] * (S(1) - a.t));
-          pk[a.k + 1] += static_cast<double>(d[j] * a.t);
-          d[j] = d[j] * g.slope(values, a) * scale;
-        }
+    const int64_t bh = static_cast<int64_t>(b) * H + h;
+    const int64_t off = static_cast<int64_t>(b) * T * 3 * C + h * hs;
+    const StridedRC<S> Q(qkv + off, T, hs, s3), K(qkv + off + C, T, hs, s3), V(qkv + off + 2 * C, T, hs, s3);
+    StridedR<S> dQ(dqkv + off, T, hs, s3), dK(dqkv + off + C, T, hs, s3), dV(dqkv + off + 2 * C, T, hs, s3);
+    const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    const MapRC<S> P(att + bh * T * T, T, T);
+    MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
+    double* pk = partial + bh * Kp;
+    // out = α·V: dV = αᵀ·dO, dα = dO·Vᵀ.
+    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
+    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
+    for (int i = 0; i < T; ++i) {
+      const S* p = P.data() + static_cast<int64_t>(i) * T;
+      const S* s = scores + bh * T * T + static_cast<int64_t>(i) * T;
+      S* d = dP.data() + static_cast<int64_t>(i) * T;
+      normalise_abs_row_backward(d, p, norm[bh * T + i], i, T);  // d = dφ
+      // φ_ij = φ(s_ij): dθ += dφ·∂φ/∂θ; ds = dφ·φ'(s); s = scale·q·k (+ bias).
+      for (int j = 0; j <= i; ++j) {
+        const SplineAt<S> a = g.at(s[j]);
+        pk[a.k] += static_cast<double>(d[j] * (S(1) - a.t));
+        pk[a.k + 1] += static_cast<double>(d[j] * a.t);
+        d[j] = d[j] * g.slope(values, a) * scale;
       }
-      dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
-      dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
+    }
+    dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
+    dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
   });
   add_partials(dvalues, partial, static_cast<int64_t>(B) * H, Kp);
 }
@@ -697,15 +637,15 @@ void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* q
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-      const int64_t bh = static_cast<int64_t>(b) * H + h;
-      const S* fb = phi + static_cast<int64_t>(b) * T * 2 * C + h * hs;
-      const StridedRC<S> FQ(fb, T, hs, s2), FK(fb + C, T, hs, s2);
-      const StridedRC<S> V(qkv + static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs, T, hs, s3);
-      MapR<S> P(att + bh * T * T, T, T);
-      P.template triangularView<Eigen::Lower>() = FQ * FK.transpose();  // K_ij = φ(q_i)·φ(k_j)
-      for (int i = 0; i < T; ++i) norm[bh * T + i] = normalise_abs_row(P.data() + static_cast<int64_t>(i) * T, i, T);
-      StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    const int64_t bh = static_cast<int64_t>(b) * H + h;
+    const S* fb = phi + static_cast<int64_t>(b) * T * 2 * C + h * hs;
+    const StridedRC<S> FQ(fb, T, hs, s2), FK(fb + C, T, hs, s2);
+    const StridedRC<S> V(qkv + static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs, T, hs, s3);
+    MapR<S> P(att + bh * T * T, T, T);
+    P.template triangularView<Eigen::Lower>() = FQ * FK.transpose();  // K_ij = φ(q_i)·φ(k_j)
+    for (int i = 0; i < T; ++i) norm[bh * T + i] = normalise_abs_row(P.data() + static_cast<int64_t>(i) * T, i, T);
+    StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
   });
 }
 
@@ -719,24 +659,24 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
     const int b = pair / H, h = pair % H;
-      const int64_t bh = static_cast<int64_t>(b) * H + h;
-      const int64_t off2 = static_cast<int64_t>(b) * T * 2 * C + h * hs;
-      const StridedRC<S> FQ(phi + off2, T, hs, s2), FK(phi + off2 + C, T, hs, s2);
-      StridedR<S> dFQ(dphi + off2, T, hs, s2), dFK(dphi + off2 + C, T, hs, s2);
-      const int64_t off3 = static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs;
-      const StridedRC<S> V(qkv + off3, T, hs, s3);
-      StridedR<S> dV(dqkv + off3, T, hs, s3);
-      const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-      const MapRC<S> P(att + bh * T * T, T, T);
-      MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
-      dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-      dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
-      for (int i = 0; i < T; ++i)
-        normalise_abs_row_backward(dP.data() + static_cast<int64_t>(i) * T, P.data() + static_cast<int64_t>(i) * T,
-                                   norm[bh * T + i], i, T);  // dP = dK
-      // K = φQ·φKᵀ: dφQ = dK·φK, dφK = dKᵀ·φQ.
-      dFQ.noalias() = dP.template triangularView<Eigen::Lower>() * FK;
-      dFK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * FQ;
+    const int64_t bh = static_cast<int64_t>(b) * H + h;
+    const int64_t off2 = static_cast<int64_t>(b) * T * 2 * C + h * hs;
+    const StridedRC<S> FQ(phi + off2, T, hs, s2), FK(phi + off2 + C, T, hs, s2);
+    StridedR<S> dFQ(dphi + off2, T, hs, s2), dFK(dphi + off2 + C, T, hs, s2);
+    const int64_t off3 = static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs;
+    const StridedRC<S> V(qkv + off3, T, hs, s3);
+    StridedR<S> dV(dqkv + off3, T, hs, s3);
+    const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    const MapRC<S> P(att + bh * T * T, T, T);
+    MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
+    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
+    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
+    for (int i = 0; i < T; ++i)
+      normalise_abs_row_backward(dP.data() + static_cast<int64_t>(i) * T, P.data() + static_cast<int64_t>(i) * T,
+                                 norm[bh * T + i], i, T);  // dP = dK
+    // K = φQ·φKᵀ: dφQ = dK·φK, dφK = dKᵀ·φQ.
+    dFQ.noalias() = dP.template triangularView<Eigen::Lower>() * FK;
+    dFK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * FQ;
   });
   // φ elementwise on q | k: dq | dk = dφ·φ'(q | k); dθ from every element, in fixed chunks.
   gather_qk(qk, qkv, N, C);

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Training throughput, ours beside PyTorch (docs/performance.md): builds Release, then runs
+# bench/run_bench.py (about 10 minutes; --skip-sweep leaves out the sweep, about 4 of them).
+#   bash scripts/bench.sh [--skip-sweep] [--repeats N] [--steps N] [--configs S,M,L] [--threads 1,2]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build -j2 --target bench_model srbench > /dev/null
+exec /usr/bin/python3 bench/run_bench.py --build build "$@"
