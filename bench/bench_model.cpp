@@ -7,6 +7,10 @@
 //               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process)
 //   bench_model --gemm                                             a core's float32 GEMM rate:
 //               GFLOP/s of a 512×512×512 Eigen product, one thread (median of 15)
+// GCC 12's false -Wmaybe-uninitialized warnings inside Eigen's AVX-512 product code (as in
+// model/layers.cpp).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <omp.h>
 #include <sys/resource.h>
 
