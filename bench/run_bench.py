@@ -50,7 +50,7 @@ def shape_args(d, layers, heads, T, batch):
 
 def flops_per_token(d, layers, heads, T, batch):
     # 6 · non-embedding parameters + 6 · layers · T · d (attention, causal half)
-    per_layer = 12 * d * d + 13 * d + 4 * d
+    per_layer = 12 * d * d + 9 * d + 4 * d  # q|k|v, o, fc, proj weights and biases; two norms
     params = layers * per_layer + 2 * d + VOCAB * d + VOCAB
     return 6 * params + 6 * layers * T * d
 
