@@ -214,17 +214,19 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
     return 0;
   }
 
-  fs::create_directories(runs_dir);
-  // Leftovers of killed runs: only the temporary files of the runs this call will redo, never
-  // those of runs that other shards sharing the folder may be writing right now.
-  std::set<std::string> redo;
-  for (const RunSpec* r : todo) redo.insert(r->id + ".h5.tmp");
-  for (const auto& entry : fs::directory_iterator(runs_dir)) {
-    const std::string name = entry.path().filename().string();
-    const auto tmp = name.find(".h5.tmp");
-    if (tmp != std::string::npos && redo.count(name.substr(0, tmp + 7))) {
-      std::error_code ec;
-      fs::remove(entry.path(), ec);
+  if (!opts.searches_only) {
+    fs::create_directories(runs_dir);
+    // Leftovers of killed runs: only the temporary files of the runs this call will redo, never
+    // those of runs that other shards sharing the folder may be writing right now.
+    std::set<std::string> redo;
+    for (const RunSpec* r : todo) redo.insert(r->id + ".h5.tmp");
+    for (const auto& entry : fs::directory_iterator(runs_dir)) {
+      const std::string name = entry.path().filename().string();
+      const auto tmp = name.find(".h5.tmp");
+      if (tmp != std::string::npos && redo.count(name.substr(0, tmp + 7))) {
+        std::error_code ec;
+        fs::remove(entry.path(), ec);
+      }
     }
   }
 

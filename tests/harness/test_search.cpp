@@ -441,6 +441,19 @@ TEST_CASE("search: sweep runs searches first, stores them, resumes, and shards a
   const auto so = run_srbench({"sweep", suite, "--searches-only", "--shard", "1/2", "--out", dir.file("so/s.h5")});
   REQUIRE(so.exit_code == 0);
   CHECK_FALSE(fs::exists(dir.file("so/s/splines/par.h5")));
+  // --searches-only on the shard that holds it: the same splines as the plain sweep's
+  REQUIRE(run_srbench({"sweep", suite, "--searches-only", "--shard", "0/2", "--out", dir.file("so/s.h5")}).exit_code == 0);
+  CHECK(read_splines_file(dir.file("so/s/splines/par.h5")).splines == search.splines);
+  CHECK_FALSE(fs::exists(dir.file("so/s/runs")));
+  // a changed search is redone (its file holds the old config), and its stage-2 runs with it
+  std::string changed = std::string(kSearchSuite) + "seeds: [0, 1]\n";
+  changed.replace(changed.find("population: 3"), 13, "population: 2");
+  srbench::test::write_file(suite, changed);
+  const auto redo = run_srbench({"sweep", suite, "--jobs", "2", "--out", dir.file("plain/s.h5")});
+  REQUIRE(redo.exit_code == 0);
+  CHECK(redo.out.find("searches: 1 to run") != std::string::npos);
+  CHECK(redo.out.find("2 already finished, 2 to run") != std::string::npos);  // the baselines are kept
+  CHECK(read_splines_file(splines_path).models.size() == 2);
   const auto rep = run_srbench({"report", dir.file("plain/s.h5")});
   REQUIRE(rep.exit_code == 0);
   CHECK(rep.out.find("Transfer: rows = task the splines were searched on") != std::string::npos);
