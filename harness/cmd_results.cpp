@@ -2,6 +2,7 @@
 // across seeds).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -123,8 +124,13 @@ int cmd_merge(const Args& args) {
   // Expected runs: the suite text expanded again. Rows follow the runs' index in it; runs it does
   // not list (written from another suite text) come after, by run id.
   std::vector<RunSpec> expected;
+  std::vector<SearchSpec> searches;
+  bool expanded = false;
   try {
-    expected = parse_suite(suite_text, "(suite stored in the run files)").runs;
+    Suite stored = parse_suite(suite_text, "(suite stored in the run files)");
+    expected = std::move(stored.runs);
+    searches = std::move(stored.searches);
+    expanded = true;
   } catch (const std::exception& e) {
     std::cerr << "srbench merge: warning: the stored suite does not expand (" << e.what()
               << "); cannot list missing runs, rows are ordered by run id\n";
@@ -141,7 +147,33 @@ int cmd_merge(const Args& args) {
 
   std::vector<std::string> paths;
   for (const auto& g : good) paths.push_back(g.path);
-  write_suite_file(out, suite_text, paths);
+  // The searches' splines files, <suite folder>/splines/<name>.h5: those of the stored suite's
+  // searches whose file holds that search's config (all that open, if the suite does not expand).
+  std::vector<std::string> splines;
+  const fs::path splines_dir = fs::path(runs_dir).parent_path() / "splines";
+  if (fs::is_directory(splines_dir, ec)) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(splines_dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.find(".tmp") == std::string::npos && name.size() > 3 &&
+          name.compare(name.size() - 3, 3, ".h5") == 0)
+        names.push_back(e.path().string());
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& path : names) {
+      try {
+        const SplinesFile f = read_splines_file(path);
+        const bool belongs = !expanded || std::any_of(searches.begin(), searches.end(), [&](const SearchSpec& sp) {
+          return sp.name == f.name && sp.resolved_yaml == f.config;
+        });
+        if (belongs) splines.push_back(path);
+        else std::cerr << "srbench merge: warning: skipping " << path << ": not a search of the stored suite\n";
+      } catch (const std::exception& e) {
+        std::cerr << "srbench merge: warning: skipping " << path << ": " << e.what() << "\n";
+      }
+    }
+  }
+  write_suite_file(out, suite_text, paths, splines);
 
   const std::string name = suite_name(suite_text);
   std::cout << "merged " << good.size() << " run(s) from " << runs_dir << " into " << out;
@@ -179,13 +211,15 @@ int cmd_report(const Args& args) {
       "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics]: statistics across seeds\n"
       "of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
-  bool diagnostics = false;
+  bool diagnostics = false, transfer_only = false;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
       ("diagnostics", po::bool_switch(&diagnostics),
        "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
        "entropy per layer; mean over seeds)")
+      ("transfer", po::bool_switch(&transfer_only),
+       "print only the transfer matrix of spline searches (table and markdown print it after the report)")
       ("file", po::value(&file), "suite file (positional)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
@@ -203,7 +237,10 @@ int cmd_report(const Args& args) {
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
-  std::cout << (diagnostics ? format_diagnostics_report(groups, *format, title) : format_report(groups, *format, title));
+  const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
+  if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
+  else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
+  else std::cout << format_report(groups, *format, title) << (*format == ReportFormat::csv ? "" : transfer);
   return 0;
 }
 

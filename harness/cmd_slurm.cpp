@@ -9,11 +9,14 @@
 // --dependency=afterany on it (it runs however the tasks end, and lists missing and failed runs).
 //
 // Re-submitting resumes: each task skips its finished runs, so a task killed by the scheduler
-// loses only its runs in progress. The chain is a list of steps so that a first array step —
-// spline searches (stage 1) that stage-2 runs depend on — can later go in front of the sweep.
+// loses only its runs in progress. A suite with spline searches (stage 1) gets a first array,
+//   searches.sbatch    task I runs `srbench sweep --searches-only --shard I/S` (S = min(N, searches))
+// and the sweep array waits for it with --dependency=afterany: however its tasks end, the sweep
+// starts, and a shard whose runs need a search that is not finished runs it itself (docs/harness.md).
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cerrno>
@@ -135,6 +138,8 @@ std::string trim(std::string s) {
 struct Plan {
   std::string suite_name, suite_source;  // name, and the file it was read from (as given)
   size_t runs = 0;
+  size_t searches = 0;                   // spline searches of the suite
+  int search_tasks = 0;                  // tasks of the searches array (0: no such array)
   ArraySize array;
   fs::path srbench;                      // this binary
   fs::path workdir;                      // where `srbench slurm` was run; the jobs cd there
@@ -178,6 +183,28 @@ std::string array_script(const Plan& p) {
   return s.str();
 }
 
+std::string searches_script(const Plan& p) {
+  const int n = p.search_tasks;
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+    << "# The " << p.searches << " spline search(es) of suite '" << p.suite_name << "' as a Slurm job array of " << n
+    << " task(s), written by\n"
+    << "#   " << p.command_line << "\n"
+    << "# Task I runs the searches whose index mod " << n << " is I; each writes its splines file atomically to\n"
+    << "# " << (p.suite_dir / "splines").string() << "/<name>.h5 (a finished one is skipped). The sweep array\n"
+    << "# waits for this one (afterany) and runs any search still missing itself.\n"
+    << "#SBATCH --array=0-" << n - 1 << (p.array.throttle ? "%" + std::to_string(p.array.throttle) : "") << "\n"
+    << sbatch_header(p, "srbench-" + p.suite_name + "-searches", "searches-%A_%a.out") << "\n"
+    << "set -eu\n"
+    << "cd " << shell_quote(p.workdir.string()) << "\n"
+    << "echo \"srbench slurm: suite " << p.suite_name << ", searches task ${SLURM_ARRAY_TASK_ID}/" << n
+    << " (job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}) on $(hostname) at $(date -u +%FT%TZ)\"\n"
+    << "exec " << shell_quote(p.srbench.string()) << " sweep " << shell_quote(p.snapshot.string()) << " \\\n"
+    << "  --out " << shell_quote(p.out.string()) << " --searches-only --shard \"${SLURM_ARRAY_TASK_ID}/" << n << "\" \\\n"
+    << "  --jobs 1 --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n";
+  return s.str();
+}
+
 std::string merge_script(const Plan& p) {
   std::ostringstream s;
   s << "#!/bin/bash\n"
@@ -196,8 +223,7 @@ std::string merge_script(const Plan& p) {
 }
 
 // One job of the chain `--submit` sends, in order; a step after the first waits for the one
-// before it (`after`, a Slurm dependency type). Today: the sweep array, then the merge. Spline
-// searches (stage 1) will go in front as their own array, with the sweep `afterok` on it.
+// before it (`after`, a Slurm dependency type): [the searches array,] the sweep array, the merge.
 struct Step {
   std::string what;  // "array job", "merge job"
   fs::path script;
@@ -220,7 +246,10 @@ std::string submit_by_hand(const std::vector<Step>& steps) {
 // twice at once (harmless for the results — one file per run id — but wasted).
 void warn_if_queued(const std::string& job_name) {
   std::string out;
-  if (run_program({"squeue", "--noheader", "--format=%i", "--name=" + job_name + "," + job_name + "-merge"}, out) != 0) return;
+  if (run_program({"squeue", "--noheader", "--format=%i",
+                   "--name=" + job_name + "," + job_name + "-merge," + job_name + "-searches"},
+                  out) != 0)
+    return;
   std::string ids;
   std::istringstream lines(out);
   for (std::string line; std::getline(lines, line);)
@@ -281,6 +310,7 @@ int cmd_slurm(const Args& args) {
   p.suite_name = suite.name;
   p.suite_source = suite_path;
   p.runs = suite.runs.size();
+  p.searches = suite.searches.size();
   if (static_cast<size_t>(p.array.tasks) > p.runs) {
     std::cerr << "srbench slurm: note: --array " << p.array.tasks << " but the suite has " << p.runs
               << " runs; using " << p.runs << " array tasks\n";
@@ -302,20 +332,30 @@ int cmd_slurm(const Args& args) {
   fs::create_directories(p.suite_dir / "logs");
   fs::create_directories(p.suite_dir / "slurm");
   write_text(p.snapshot, suite.text, false);
-  const std::vector<Step> steps = {
-      {"array job", p.suite_dir / "slurm" / "sweep.sbatch", ""},
-      {"merge job", p.suite_dir / "slurm" / "merge.sbatch", "afterany"},
-  };
-  write_text(steps[0].script, array_script(p), true);
-  write_text(steps[1].script, merge_script(p), true);
+  std::vector<Step> steps;
+  if (p.searches > 0) {
+    p.search_tasks = static_cast<int>(std::min(p.searches, static_cast<size_t>(p.array.tasks)));
+    steps.push_back({"searches array job", p.suite_dir / "slurm" / "searches.sbatch", ""});
+    write_text(steps.back().script, searches_script(p), true);
+  }
+  steps.push_back({"array job", p.suite_dir / "slurm" / "sweep.sbatch", steps.empty() ? "" : "afterany"});
+  write_text(steps.back().script, array_script(p), true);
+  steps.push_back({"merge job", p.suite_dir / "slurm" / "merge.sbatch", "afterany"});
+  write_text(steps.back().script, merge_script(p), true);
+  const size_t sweep_step = steps.size() - 2;
 
   const size_t per_lo = p.runs / static_cast<size_t>(p.array.tasks);
   const size_t per_hi = (p.runs + static_cast<size_t>(p.array.tasks) - 1) / static_cast<size_t>(p.array.tasks);
   std::cout << "suite " << p.suite_name << ": " << p.runs << " runs over " << p.array.tasks << " array task(s) ("
             << per_lo << (per_hi != per_lo ? "-" + std::to_string(per_hi) : "") << " each"
             << (p.array.throttle ? ", at most " + std::to_string(p.array.throttle) + " at once" : "") << ")\n"
-            << "wrote " << steps[0].script.string() << "  (task I: srbench sweep --shard I/" << p.array.tasks << ")\n"
-            << "      " << steps[1].script.string() << "  (srbench merge, after the array)\n";
+            << "wrote ";
+  if (p.searches > 0)
+    std::cout << steps[0].script.string() << "  (" << p.searches << " search(es); task I: srbench sweep --searches-only --shard I/"
+              << p.search_tasks << ")\n      ";
+  std::cout << steps[sweep_step].script.string() << "  (task I: srbench sweep --shard I/" << p.array.tasks
+            << (p.searches > 0 ? ", after the searches array" : "") << ")\n"
+            << "      " << steps.back().script.string() << "  (srbench merge, after the array)\n";
   const std::string logs = (p.suite_dir / "logs").string();
   if (!vm.count("submit")) {
     std::cout << "not submitted (add --submit); by hand, from " << p.workdir.string() << ":\n  " << submit_by_hand(steps) << "\n"
@@ -335,12 +375,20 @@ int cmd_slurm(const Args& args) {
       throw std::runtime_error(std::string(e.what()) + (done.empty() ? "" : "; already submitted:" + done));
     }
   }
-  std::cout << "submitted array job " << ids[0] << " (tasks 0-" << p.array.tasks - 1 << ") and merge job " << ids[1]
-            << " (--dependency=afterany:" << ids[0] << ")\n"
+  std::string follow;
+  for (const auto& id : ids) follow += (follow.empty() ? "" : ",") + id;
+  if (p.searches > 0)
+    std::cout << "submitted searches array job " << ids[0] << " (tasks 0-" << p.search_tasks - 1 << "), then ";
+  else
+    std::cout << "submitted ";
+  std::cout << "array job " << ids[sweep_step] << " (tasks 0-" << p.array.tasks - 1 << ")"
+            << (p.searches > 0 ? " (--dependency=afterany:" + ids[0] + ")" : "") << " and merge job " << ids.back()
+            << " (--dependency=afterany:" << ids[sweep_step] << ")\n"
             << "results: " << (p.suite_dir / "runs").string() << "/ (one file per run); suite file " << p.out.string()
             << " when the merge job is done\n"
-            << "logs:    " << logs << "/" << ids[0] << "_<task>.out, " << logs << "/merge-" << ids[1] << ".out\n"
-            << "follow:  squeue -j " << ids[0] << "," << ids[1] << "   resume or retry: run this command again\n";
+            << "logs:    " << (p.searches > 0 ? logs + "/searches-" + ids[0] + "_<task>.out, " : "") << logs << "/"
+            << ids[sweep_step] << "_<task>.out, " << logs << "/merge-" << ids.back() << ".out\n"
+            << "follow:  squeue -j " << follow << "   resume or retry: run this command again\n";
   return 0;
 }
 

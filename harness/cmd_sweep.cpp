@@ -91,6 +91,7 @@ int cmd_sweep(const Args& args) {
       ("shard", po::value(&shard), "I/N: run the runs whose index mod N is I (default from SLURM_ARRAY_*)")
       ("out", po::value(&out), "suite file (default results/<suite>.h5); run files go to <its folder>/<suite>/runs/")
       ("dry-run", "validate and list the runs, then stop")
+      ("searches-only", "run only the spline searches (sharded by their index with --shard), not the runs")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
       ("suite", po::value(&suite_path), "the suite YAML (positional)");
   po::variables_map vm;
@@ -104,6 +105,7 @@ int cmd_sweep(const Args& args) {
   if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard);
   else shard_from_slurm(o.shard_index, o.shard_count);
   o.dry_run = vm.count("dry-run") > 0;
+  o.searches_only = vm.count("searches-only") > 0;
   const Suite suite = load_suite(suite_path, parse_sets(sets));
   o.out = out.empty() ? "results/" + suite.name + ".h5" : out;
   run_sweep(suite, o);

@@ -79,4 +79,24 @@ std::string diag_metric_name(const std::string& quantity, int layer, int head = 
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);
 
+// The transfer matrix (spline-search.md, "Transfer"). A *variant* run took its splines from a
+// search (splines_from set, and the task searched on known: RunResult::splines_task); its
+// *baseline* is the plain model at the same task entry and grid point: the runs whose model has
+// no splines at all and no splines_from — of the first such model entry (in run order) when
+// several qualify. Rows: the tasks searched on; columns: the task entries trained on (both in
+// order of first appearance). Over the variant runs with status ok of a cell:
+//   id_acc_delta = mean of (run id_acc − mean id_acc of its baseline's ok seeds);
+//   steps_ratio  = mean of (run steps_to_target / mean steps_to_target of its baseline's seeds
+//                  that reached the target), over the variant runs that reached the target.
+// NaN where undefined (no variant run, no baseline, nobody reached the target).
+struct TransferMatrix {
+  std::vector<std::string> searched_on, trained_on;  // R rows, C columns
+  std::vector<double> id_acc_delta, steps_ratio;      // [R·C], row-major
+  std::vector<int> runs;                              // [R·C]: variant runs with status ok
+  bool empty() const { return searched_on.empty(); }
+};
+TransferMatrix compute_transfer(const std::vector<RunResult>& runs);
+// Empty text for an empty matrix.
+std::string format_transfer(const TransferMatrix& t, ReportFormat format);
+
 }  // namespace srbench::harness

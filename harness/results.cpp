@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "harness/report.hpp"
 #include "model/checkpoint.hpp"
 #include "model/version.hpp"
 
@@ -255,6 +256,140 @@ std::vector<std::string> child_names(hid_t group) {
   return names;
 }
 
+
+// ---- curves and splines (runs and searches) ---------------------------------------------------
+
+void write_curve(hid_t g, const std::vector<CurvePoint>& points) {
+  Id curve = create_group(g, "curve");
+  std::vector<int64_t> step;
+  std::vector<double> train_loss, val_acc, lr, grad_norm;
+  for (const auto& p : points) {
+    step.push_back(p.step);
+    train_loss.push_back(p.train_loss);
+    val_acc.push_back(p.val_acc);
+    lr.push_back(p.lr);
+    grad_norm.push_back(p.grad_norm);
+  }
+  write_int64s(curve, "step", step);
+  write_doubles(curve, "train_loss", train_loss);
+  write_doubles(curve, "val_acc", val_acc);
+  write_doubles(curve, "lr", lr);
+  write_doubles(curve, "grad_norm", grad_norm);
+}
+
+std::vector<CurvePoint> read_curve(hid_t g) {
+  Id curve = open_group(g, "curve");
+  const auto step = read_int64s(curve, "step");
+  const auto train_loss = read_doubles(curve, "train_loss");
+  const auto val_acc = read_doubles(curve, "val_acc");
+  const auto lr = read_doubles(curve, "lr");
+  const auto grad_norm = read_doubles(curve, "grad_norm");
+  const size_t n = step.size();
+  if (train_loss.size() != n || val_acc.size() != n || lr.size() != n || grad_norm.size() != n)
+    throw ResultsError(where(curve) + ": step, train_loss, val_acc, lr and grad_norm differ in length");
+  std::vector<CurvePoint> out;
+  for (size_t i = 0; i < n; ++i) out.push_back({step[i], train_loss[i], val_acc[i], lr[i], grad_norm[i]});
+  return out;
+}
+
+// One float32 dataset per spline, attrs range, keypoints, extrapolate.
+void write_splines(hid_t g, const std::vector<SplineTensor>& splines) {
+  for (const auto& t : splines) {
+    model::h5::write_dataset(g, t.name, t.values.data(), {static_cast<int64_t>(t.values.size())});
+    Id ds(H5Dopen2(g, t.name.c_str(), H5P_DEFAULT));
+    if (!ds.valid()) write_failed(g, t.name);
+    write_attr(ds, "range", t.range);
+    write_attr(ds, "keypoints", t.keypoints);
+    write_attr(ds, "extrapolate", t.extrapolate);
+  }
+}
+
+// Every dataset directly in g (other members, such as a search's `models`, are skipped).
+std::vector<SplineTensor> read_splines(hid_t g) {
+  std::vector<SplineTensor> out;
+  for (const auto& name : child_names(g)) {
+    Id obj(H5Oopen(g, name.c_str(), H5P_DEFAULT));
+    if (!obj.valid()) throw ResultsError(where(g, name) + ": cannot be opened (damaged file?)");
+    if (H5Iget_type(obj) != H5I_DATASET) continue;
+    SplineTensor t;
+    t.name = name;
+    const auto v = read_doubles(g, name);
+    t.values.assign(v.begin(), v.end());
+    t.range = read_double_attr(obj, "range");
+    t.keypoints = read_int_attr(obj, "keypoints");
+    t.extrapolate = read_string_attr(obj, "extrapolate");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// A search's group (the splines file's /splines; the suite file's /splines/<name>).
+void write_search_group(hid_t g, const SearchResult& s) {
+  write_attr(g, "name", s.name);
+  write_attr(g, "task", s.task);
+  write_attr(g, "config", s.config_yaml);
+  write_attr(g, "population", s.population);
+  write_attr(g, "status", s.status);
+  write_attr(g, "message", s.message);
+  write_attr(g, "wall_s", s.wall_s);
+  write_splines(g, s.splines);
+  Id models = create_group(g, "models");
+  for (size_t m = 0; m < s.models.size(); ++m) {
+    Id mg = create_group(models, std::to_string(m));
+    write_attr(mg, "seed", static_cast<int64_t>(s.models[m].seed));
+    write_attr(mg, "start_step", s.models[m].start_step);
+    write_attr(mg, "final_val_acc", s.models[m].final_val_acc);
+    write_curve(mg, s.models[m].curve);
+  }
+}
+
+}  // namespace
+
+void write_splines_file(const std::string& path, const SearchResult& search, const std::string& suite_yaml) {
+  model::h5::write_file_atomically(path, [&](hid_t file) {
+    write_root_attributes(file, suite_yaml);
+    write_search_group(create_group(file, "splines"), search);
+  });
+}
+
+namespace {
+
+// A search's group (see write_search_group); `what` names it in messages.
+SplinesFile read_search_group(hid_t g, const std::string& what) {
+  SplinesFile f;
+  // a file written by hand may carry only the datasets
+  if (H5Aexists(g, "name") > 0) f.name = read_string_attr(g, "name");
+  if (H5Aexists(g, "task") > 0) f.task = read_string_attr(g, "task");
+  if (H5Aexists(g, "config") > 0) f.config = read_string_attr(g, "config");
+  if (H5Aexists(g, "status") > 0) f.status = read_string_attr(g, "status");
+  if (H5Aexists(g, "population") > 0) f.population = read_int_attr(g, "population");
+  if (has_link(g, "models")) {
+    Id models = open_group(g, "models");
+    for (size_t m = 0; m < child_names(models).size(); ++m) {
+      Id mg = open_group(models, std::to_string(m));
+      SearchModelResult r;
+      r.seed = static_cast<uint64_t>(read_int_attr(mg, "seed"));
+      r.start_step = read_int_attr(mg, "start_step");
+      r.final_val_acc = read_double_attr(mg, "final_val_acc");
+      r.curve = read_curve(mg);
+      f.models.push_back(std::move(r));
+    }
+  }
+  f.splines = read_splines(g);
+  if (f.splines.empty()) throw ResultsError(what + " holds no spline datasets");
+  return f;
+}
+
+}  // namespace
+
+SplinesFile read_splines_file(const std::string& path) {
+  Id file = open_results_file(path, "splines file");
+  if (!has_link(file, "splines")) throw ResultsError("splines file " + path + ": it has no /splines group");
+  return read_search_group(open_group(file, "splines"), "splines file " + path + ": /splines");
+}
+
+namespace {
+
 // ---- the /summary table ---------------------------------------------------------------------
 
 // A /summary row as HDF5 reads and writes it (variable-length strings are char*).
@@ -364,23 +499,7 @@ void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpo
   write_attr(g, "final_train_loss", r.metrics.final_train_loss);
   write_attr(g, "bits_per_byte", static_cast<int64_t>(r.bits_per_byte ? 1 : 0));
 
-  {
-    Id curve = create_group(g, "curve");
-    std::vector<int64_t> step;
-    std::vector<double> train_loss, val_acc, lr, grad_norm;
-    for (const auto& p : r.curve) {
-      step.push_back(p.step);
-      train_loss.push_back(p.train_loss);
-      val_acc.push_back(p.val_acc);
-      lr.push_back(p.lr);
-      grad_norm.push_back(p.grad_norm);
-    }
-    write_int64s(curve, "step", step);
-    write_doubles(curve, "train_loss", train_loss);
-    write_doubles(curve, "val_acc", val_acc);
-    write_doubles(curve, "lr", lr);
-    write_doubles(curve, "grad_norm", grad_norm);
-  }
+  write_curve(g, r.curve);
   {
     Id eval = create_group(g, "eval");
     std::vector<int64_t> length, condition;
@@ -420,6 +539,9 @@ void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpo
     write_doubles(diag, "value_entropy", d.value_entropy);
     write_doubles(diag, "hidden_entropy", d.hidden_entropy);
   }
+  write_attr(g, "splines_from", r.splines_from);
+  write_attr(g, "splines_task", r.splines_task);
+  if (!r.splines.empty()) write_splines(create_group(g, "splines"), r.splines);
   if (checkpoint) {
     Id ck = create_group(g, "checkpoint");
     model::write_checkpoint(ck, *checkpoint);
@@ -457,18 +579,11 @@ RunResult read_run_group(hid_t file, const std::string& run_id) {
   r.metrics.final_train_loss = read_double_attr(g, "final_train_loss");
   r.bits_per_byte = read_int_attr(g, "bits_per_byte") != 0;
 
-  {
-    Id curve = open_group(g, "curve");
-    const auto step = read_int64s(curve, "step");
-    const auto train_loss = read_doubles(curve, "train_loss");
-    const auto val_acc = read_doubles(curve, "val_acc");
-    const auto lr = read_doubles(curve, "lr");
-    const auto grad_norm = read_doubles(curve, "grad_norm");
-    const size_t n = step.size();
-    if (train_loss.size() != n || val_acc.size() != n || lr.size() != n || grad_norm.size() != n)
-      throw ResultsError(where(curve) + ": step, train_loss, val_acc, lr and grad_norm differ in length");
-    for (size_t i = 0; i < n; ++i) r.curve.push_back({step[i], train_loss[i], val_acc[i], lr[i], grad_norm[i]});
-  }
+  r.curve = read_curve(g);
+  // absent in files written before spline searches existed
+  if (H5Aexists(g, "splines_from") > 0) r.splines_from = read_string_attr(g, "splines_from");
+  if (H5Aexists(g, "splines_task") > 0) r.splines_task = read_string_attr(g, "splines_task");
+  if (has_link(g, "splines")) r.splines = read_splines(Id(H5Gopen2(g, "splines", H5P_DEFAULT)));
   {
     Id eval = open_group(g, "eval");
     const auto length = read_int64s(eval, "length");
@@ -529,15 +644,25 @@ SummaryRow summary_row(const RunResult& r) {
 }
 
 void write_suite_file(const std::string& out_path, const std::string& suite_yaml,
-                      const std::vector<std::string>& run_file_paths) {
+                      const std::vector<std::string>& run_file_paths, const std::vector<std::string>& splines_file_paths) {
   // Read every run first: a damaged run file stops us before anything is written.
   std::vector<SummaryRow> rows;
+  std::vector<RunResult> results;
   std::set<std::string> seen;
   for (const auto& path : run_file_paths) {
-    rows.push_back(summary_row(read_run_file(path)));
+    results.push_back(read_run_file(path));
+    rows.push_back(summary_row(results.back()));
     if (!seen.insert(rows.back().run_id).second)
       throw ResultsError("run file " + path + ": run " + rows.back().run_id + " is given twice");
   }
+  std::vector<std::string> search_names;
+  for (const auto& path : splines_file_paths) {
+    search_names.push_back(read_splines_file(path).name);
+    if (search_names.back().empty()) throw ResultsError("splines file " + path + ": /splines has no attribute 'name'");
+    if (std::count(search_names.begin(), search_names.end(), search_names.back()) > 1)
+      throw ResultsError("splines file " + path + ": search " + search_names.back() + " is given twice");
+  }
+  const TransferMatrix transfer = compute_transfer(results);
   model::h5::write_file_atomically(out_path, [&](hid_t file) {
     write_root_attributes(file, suite_yaml);
     write_summary(file, rows);
@@ -547,6 +672,22 @@ void write_suite_file(const std::string& out_path, const std::string& suite_yaml
       const std::string from = "/runs/" + rows[i].run_id;
       if (H5Ocopy(src, from.c_str(), runs, rows[i].run_id.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
         throw std::runtime_error("cannot copy " + run_file_paths[i] + ":" + from + " into " + out_path);
+    }
+    if (!splines_file_paths.empty()) {
+      Id splines = create_group(file, "splines");
+      for (size_t i = 0; i < splines_file_paths.size(); ++i) {
+        Id src = open_results_file(splines_file_paths[i], "splines file");
+        if (H5Ocopy(src, "/splines", splines, search_names[i].c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+          throw std::runtime_error("cannot copy " + splines_file_paths[i] + ":/splines into " + out_path);
+      }
+    }
+    if (!transfer.empty()) {
+      Id g = create_group(file, "transfer");
+      write_strings(g, "searched_on", transfer.searched_on);
+      write_strings(g, "trained_on", transfer.trained_on);
+      const hsize_t R = transfer.searched_on.size(), C = transfer.trained_on.size();
+      write_doubles(g, "id_acc_delta", transfer.id_acc_delta, {R, C});
+      write_doubles(g, "steps_ratio", transfer.steps_ratio, {R, C});
     }
   });
 }
@@ -564,6 +705,11 @@ SuiteFile read_suite_file(const std::string& path) {
   s.created = read_string_attr(file, "created");
   s.summary = read_summary(file);
   for (const auto& row : s.summary) s.runs.push_back(read_run_group(file, row.run_id));
+  if (has_link(file, "splines")) {
+    Id splines = open_group(file, "splines");
+    for (const auto& name : child_names(splines))
+      s.searches.push_back(read_search_group(open_group(splines, name), "suite file " + path + ": /splines/" + name));
+  }
   return s;
 }
 

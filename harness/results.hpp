@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "harness/run_result.hpp"
+#include "harness/search.hpp"
 #include "model/model.hpp"
 
 namespace srbench::harness {
@@ -72,16 +73,39 @@ struct SummaryRow {
 SummaryRow summary_row(const RunResult& r);
 
 // Assembles the suite file from run files, one /summary row and one /runs/<run_id> group (copied
-// as is) per file, in the order given. ResultsError for a run file that does not read cleanly or
-// a run id given twice; std::runtime_error for a failure to write.
+// as is) per file, in the order given; each splines file's /splines group is copied to
+// /splines/<its name>; /transfer is written when the runs hold a transfer matrix
+// (compute_transfer). ResultsError for a run or splines file that does not read cleanly or a
+// run id or search name given twice; std::runtime_error for a failure to write.
 void write_suite_file(const std::string& out_path, const std::string& suite_yaml,
-                      const std::vector<std::string>& run_file_paths);
+                      const std::vector<std::string>& run_file_paths,
+                      const std::vector<std::string>& splines_file_paths = {});
+
+// A search's splines file (spline-search.md, "Output"), written atomically:
+//   /              root attrs as a run file's
+//   /splines/      attrs name, task, config (the search's resolved YAML), population, status,
+//                  message, wall_s
+//     <spline>     one float32 dataset per spline, named as in the checkpoint
+//                  (blocks.0.mlp.act.values, …), attrs range, keypoints, extrapolate
+//     models/<m>/  attrs seed, start_step, final_val_acc; curve/{step,train_loss,val_acc,lr,grad_norm}
+// The suite file holds the same group as /splines/<name>/. A loadable splines file needs only
+// the datasets under /splines (the attributes are read when present).
+void write_splines_file(const std::string& path, const SearchResult& search, const std::string& suite_yaml);
+struct SplinesFile {
+  std::string name, task, config, status;
+  int64_t population = 0;
+  std::vector<SplineTensor> splines;
+  std::vector<SearchModelResult> models;
+};
+// ResultsError when the file does not open, has no /splines or no spline datasets in it.
+SplinesFile read_splines_file(const std::string& path);
 
 struct SuiteFile {
   std::string suite_yaml, srbench_version, created;
   int64_t format_version = 0;
   std::vector<SummaryRow> summary;  // as stored
   std::vector<RunResult> runs;      // read from /runs, in the order of /summary
+  std::vector<SplinesFile> searches;  // read from /splines/<name>, by name
 };
 // Reads a whole suite file. ResultsError when it is not one (no /summary or /runs, a run listed
 // in /summary without its group, ...).

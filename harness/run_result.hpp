@@ -49,6 +49,17 @@ struct Diagnostics {
   bool empty() const { return layers == 0; }
 };
 
+// One learnable spline's values, named as in the checkpoint (e.g. "blocks.0.mlp.act.values"),
+// with its settings (model.md, "The learnable spline").
+struct SplineTensor {
+  std::string name;
+  std::vector<float> values;         // [keypoints]
+  double range = 8.0;
+  int64_t keypoints = 0;
+  std::string extrapolate = "constant";
+  bool operator==(const SplineTensor&) const = default;
+};
+
 struct RunResult {
   // identity (copied from the RunSpec)
   std::string run_id, task, entry, model, grid;
@@ -65,6 +76,9 @@ struct RunResult {
   RunMetrics metrics;
   Diagnostics diag;
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
+  std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
+  std::string splines_from;           // the run's model.splines_from ("" when none)
+  std::string splines_task;           // the task the splines were searched on ("" when none or unknown)
 };
 
 }  // namespace srbench::harness

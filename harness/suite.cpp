@@ -9,10 +9,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "harness/results.hpp"
+#include "harness/search.hpp"
+#include "harness/trainer.hpp"
 #include "model/error.hpp"
 #include "tasks/task.hpp"
 
@@ -34,7 +38,21 @@ std::string short_hash(const std::string& text) {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name", "seeds", "defaults", "tasks", "models", "grid"};
+const std::vector<std::string> kTopKeys = {"name", "seeds", "defaults", "tasks", "models", "grid", "searches"};
+const std::vector<std::string> kSearchKeys = {"name",       "task",          "params",  "train", "model",
+                                              "eval",       "population",    "arch_fraction", "stagger", "seed"};
+// Keys of a `model:` section that are the harness's, not the model's (stage 2 of a spline search).
+const std::vector<std::string> kStage2Keys = {"freeze_splines", "splines_from"};
+
+// The keys a `model:` section accepts: ModelConfig's (spline settings dotted or as nested maps)
+// and, where `stage2`, the harness's stage-2 keys.
+std::vector<std::string> model_section_keys(bool stage2) {
+  std::vector<std::string> keys = model::ModelConfig::keys();
+  keys.push_back("mlp_spline");
+  keys.push_back("attn_spline");
+  if (stage2) keys.insert(keys.end(), kStage2Keys.begin(), kStage2Keys.end());
+  return keys;
+}
 const std::vector<std::string> kDefaultsKeys = {"model", "train", "eval"};
 const std::vector<std::string> kTaskKeys = {"task", "name", "params", "train", "eval", "model"};
 const std::vector<std::string> kModelEntryKeys = {"name", "model", "train"};
@@ -238,8 +256,48 @@ class Resolver {
     where["eval." + key] = loc;
   }
 
+  // A `model:` key of a run: the stage-2 keys go to the RunSpec, the rest to its ModelConfig.
+  void apply_run_model(RunSpec& r, const std::string& key, const YAML::Node& v, const Loc& loc,
+                       std::map<std::string, Loc>& where) const {
+    if (key == "freeze_splines" || key == "splines_from") {
+      try {
+        if (key == "freeze_splines") {
+          r.freeze_splines = as_bool(v);
+        } else {
+          r.splines_from = as_string(v);
+          if (r.splines_from.empty()) throw FieldError{"must name a search of this suite or a splines file"};
+        }
+      } catch (const FieldError& e) {
+        fail(loc, e.message);
+      }
+      where["model." + key] = loc;
+      return;
+    }
+    apply_model(r.model, key, v, loc, where);
+  }
+
   void apply_model(model::ModelConfig& m, const std::string& key, const YAML::Node& v, const Loc& loc,
                    std::map<std::string, Loc>& where) const {
+    if (key == "mlp_spline" || key == "attn_spline") {  // a nested map of spline settings
+      if (!v.IsMap()) fail(loc, "expected a map of spline settings, e.g. {keypoints: 32, range: 4}, got " + describe(v));
+      std::vector<std::string> subs;
+      for (const auto& k : model::ModelConfig::keys())
+        if (k.rfind(key + ".", 0) == 0) subs.push_back(k.substr(key.size() + 1));
+      for (const auto& kv : v) {
+        const std::string sub = kv.first.Scalar();
+        const Loc sub_loc{loc.path + "." + sub, line_of(kv.first)};
+        if (std::find(subs.begin(), subs.end(), sub) == subs.end()) {
+          std::string msg = "unknown key '" + sub + "' in " + key;
+          const std::string near = tasks::closest_name(sub, subs);
+          if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+          msg += "; valid keys:";
+          for (size_t i = 0; i < subs.size(); ++i) msg += (i ? ", " : " ") + subs[i];
+          fail(sub_loc, msg);
+        }
+        apply_model(m, key + "." + sub, kv.second, Loc{sub_loc.path, line_of(kv.second)}, where);
+      }
+      return;
+    }
     if (std::find(model::ModelConfig::keys().begin(), model::ModelConfig::keys().end(), key) ==
             model::ModelConfig::keys().end() || key == "vocab") {
       std::vector<std::string> keys;
@@ -262,6 +320,21 @@ class Resolver {
       fail(loc, strip_prefix(e.what(), "model." + key + ": "));
     }
     where["model." + key] = loc;
+  }
+
+  // A length the task accepts and whose sequences fit the model's max_len.
+  void check_length(const tasks::Task& task, const std::string& task_name, int max_len, int n, const Loc& loc,
+                    const std::string& what) const {
+    try {
+      task.check_length(n);
+    } catch (const tasks::TaskError& e) {
+      fail(loc, what + ": " + strip_prefix(e.what(), "task '" + task_name + "': "));
+    }
+    const int len = task.max_sequence_length(n);
+    if (len > max_len)
+      fail(loc, what + " " + std::to_string(n) + " makes sequences of up to " + std::to_string(len) +
+                    " tokens, beyond the model's max_len " + std::to_string(max_len) +
+                    " (raise model.max_len or shorten it)");
   }
 
   static std::string strip_prefix(const std::string& s, const std::string& prefix) {
@@ -428,7 +501,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
   const YAML::Node defaults = root["defaults"];
   if (defaults) {
     R.check_map(defaults, "defaults", kDefaultsKeys);
-    if (defaults["model"]) R.check_map(defaults["model"], "defaults.model", model::ModelConfig::keys());
+    if (defaults["model"]) R.check_map(defaults["model"], "defaults.model", model_section_keys(true));
     if (defaults["train"]) R.check_map(defaults["train"], "defaults.train", kTrainKeys);
     if (defaults["eval"]) R.check_map(defaults["eval"], "defaults.eval", kEvalKeys);
   }
@@ -459,7 +532,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
     if (t["params"] && !t["params"].IsMap()) R.fail(t["params"], p + ".params", "expected a map of task parameters");
     if (t["train"]) R.check_map(t["train"], p + ".train", kTrainKeys);
     if (t["eval"]) R.check_map(t["eval"], p + ".eval", kEvalKeys);
-    if (t["model"]) R.check_map(t["model"], p + ".model", model::ModelConfig::keys());
+    if (t["model"]) R.check_map(t["model"], p + ".model", model_section_keys(true));
   }
   std::set<std::string> entry_names;
   std::vector<std::string> entries;
@@ -511,7 +584,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
     if (std::find(model_names.begin(), model_names.end(), name) != model_names.end())
       R.fail(m["name"], p + ".name", "model name '" + name + "' is used twice");
     model_names.push_back(name);
-    if (m["model"]) R.check_map(m["model"], p + ".model", model::ModelConfig::keys());
+    if (m["model"]) R.check_map(m["model"], p + ".model", model_section_keys(true));
     if (m["train"]) R.check_map(m["train"], p + ".train", kTrainKeys);
   }
 
@@ -530,7 +603,8 @@ Suite parse_suite(const std::string& text, const std::string& file,
                                              : section == "eval"  ? &kEvalKeys
                                                                   : nullptr;
       if (section != "params") {
-        bool known = keys && std::find(keys->begin(), keys->end(), key) != keys->end() && field != "model.vocab";
+        bool known = (keys && std::find(keys->begin(), keys->end(), key) != keys->end() && field != "model.vocab") ||
+                     (section == "model" && std::find(kStage2Keys.begin(), kStage2Keys.end(), key) != kStage2Keys.end());
         if (!known) {
           std::vector<std::string> all;
           for (const auto& k : model::ModelConfig::keys())
@@ -586,7 +660,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
     for (const auto& kv : map) {
       const std::string key = kv.first.Scalar();
       const Loc loc{path + "." + key, line_of(kv.second)};
-      if (section == "model") R.apply_model(r.model, key, kv.second, loc, where);
+      if (section == "model") R.apply_run_model(r, key, kv.second, loc, where);
       else if (section == "train") R.apply_train(r.train, key, kv.second, loc, where);
       else if (section == "eval") {
         R.apply_eval(r.eval, key, kv.second, loc, where);
@@ -594,6 +668,166 @@ Suite parse_suite(const std::string& text, const std::string& file,
       }
     }
   };
+
+  auto apply_params = [&](const YAML::Node& map, const std::string& path, RunSpec& r, std::map<std::string, Loc>& where) {
+    if (!map) return;
+    for (const auto& kv : map) {
+      const std::string k = kv.first.Scalar();
+      try {
+        r.params[k] = param_text(kv.second);
+      } catch (const FieldError& e) {
+        R.fail(kv.second, path + "." + k, e.message);
+      }
+      where["params." + k] = Loc{path + "." + k, line_of(kv.second)};
+    }
+  };
+  // One grid-point or --set assignment.
+  auto apply_assignment = [&](const Assignment& a, RunSpec& r, std::map<std::string, Loc>& where,
+                              std::vector<Loc>& shift_locs) {
+    if (a.section == "params") {
+      try {
+        r.params[a.key] = param_text(a.value);
+      } catch (const FieldError& e) {
+        R.fail(a.loc, e.message);
+      }
+      where["params." + a.key] = a.loc;
+    } else if (a.section == "model") {
+      R.apply_run_model(r, a.key, a.value, a.loc, where);
+    } else if (a.section == "train") {
+      if (std::find(kTrainKeys.begin(), kTrainKeys.end(), a.key) == kTrainKeys.end())
+        R.fail(a.loc, "unknown train key '" + a.key + "'");
+      R.apply_train(r.train, a.key, a.value, a.loc, where);
+    } else {
+      if (std::find(kEvalKeys.begin(), kEvalKeys.end(), a.key) == kEvalKeys.end())
+        R.fail(a.loc, "unknown eval key '" + a.key + "'");
+      R.apply_eval(r.eval, a.key, a.value, a.loc, where);
+      if (a.key == "shifts") shift_locs = R.shift_locs_;
+      R.shift_locs_.clear();
+    }
+  };
+
+  // Builds a resolved config's task (an error names the offending parameter where it was set)
+  // and validates its model with the task's vocabulary.
+  using LocOf = std::function<Loc(const std::string&, const std::string&)>;
+  auto make_task_and_model = [&](RunSpec& r, const LocOf& loc_of, const Loc& task_loc, const std::string& params_path,
+                                 const std::string& model_path) {
+    std::unique_ptr<tasks::Task> task;
+    try {
+      task = tasks::make_task(r.task, r.params, {r.train.data_seed});
+    } catch (const tasks::TaskError& e) {
+      R.fail(e.param().empty() ? task_loc : loc_of("params." + e.param(), params_path),
+             R.strip_prefix(e.what(), "task '" + r.task + "': "));
+    }
+    r.model.vocab = task->vocab().size();
+    try {
+      r.model.validate();
+    } catch (const model::ModelError& e) {
+      const std::string msg = e.what();
+      std::string key;
+      if (msg.rfind("model.", 0) == 0) key = msg.substr(6, msg.find(':') - 6);
+      R.fail(loc_of("model." + key, model_path), msg);
+    }
+    return task;
+  };
+
+  // ---- searches (stage 1): defaults → the search's own sections → --set; no grid
+  if (const YAML::Node list = root["searches"]) {
+    if (!list.IsSequence() || list.size() == 0) R.fail(list, "searches", "expected a non-empty list of searches");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = "searches[" + std::to_string(i) + "]";
+      const YAML::Node& n = list[i];
+      R.check_map(n, p, kSearchKeys);
+      for (const char* required : {"name", "task"})
+        if (!n[required]) R.fail(n, p, std::string("missing key '") + required + "'");
+      SearchSpec sp;
+      sp.index = i;
+      try {
+        sp.name = as_string(n["name"]);
+        sp.task = as_string(n["task"]);
+      } catch (const FieldError& e) {
+        R.fail(n, p, e.message);
+      }
+      const bool ok = !sp.name.empty() && std::all_of(sp.name.begin(), sp.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+      });
+      if (!ok) R.fail(n["name"], p + ".name", "'" + sp.name + "' must be non-empty letters, digits, '-', '_' or '.' (it names a file)");
+      for (const auto& other : suite.searches)
+        if (other.name == sp.name) R.fail(n["name"], p + ".name", "search name '" + sp.name + "' is used twice");
+      if (n["params"] && !n["params"].IsMap()) R.fail(n["params"], p + ".params", "expected a map of task parameters");
+      if (n["train"]) R.check_map(n["train"], p + ".train", kTrainKeys);
+      if (n["eval"]) R.check_map(n["eval"], p + ".eval", kEvalKeys);
+      if (n["model"]) R.check_map(n["model"], p + ".model", model_section_keys(false));
+      RunSpec base;
+      std::map<std::string, Loc> where;
+      std::vector<Loc> shift_locs;
+      base.task = sp.task;
+      if (defaults) {
+        apply_section(defaults["model"], "defaults.model", "model", base, where);
+        apply_section(defaults["train"], "defaults.train", "train", base, where);
+        apply_section(defaults["eval"], "defaults.eval", "eval", base, where);
+      }
+      apply_params(n["params"], p + ".params", base, where);
+      apply_section(n["model"], p + ".model", "model", base, where);
+      apply_section(n["train"], p + ".train", "train", base, where);
+      apply_section(n["eval"], p + ".eval", "eval", base, where);
+      for (const auto& a : sets) apply_assignment(a, base, where, shift_locs);
+      R.shift_locs_.clear();
+      auto loc_of = [&](const std::string& field, const std::string& fallback) {
+        const auto it = where.find(field);
+        return it != where.end() ? it->second : Loc{fallback, line_of(n)};
+      };
+      auto field = [&](const char* key, const std::function<void(const YAML::Node&)>& read) {
+        if (!n[key]) return;
+        try {
+          read(n[key]);
+        } catch (const FieldError& e) {
+          R.fail(n[key], p + "." + key, e.message);
+        }
+      };
+      field("population", [&](const YAML::Node& v) { sp.population = positive(as_int(v)); });
+      field("stagger", [&](const YAML::Node& v) { sp.stagger = as_bool(v); });
+      field("seed", [&](const YAML::Node& v) {
+        const int64_t seed = as_int(v);
+        if (seed < 0) throw FieldError{std::to_string(seed) + " must not be negative"};
+        sp.seed = static_cast<uint64_t>(seed);
+      });
+      if (n["arch_fraction"]) {
+        try {
+          sp.arch_fraction = as_real(n["arch_fraction"]);
+        } catch (const FieldError& e) {
+          R.fail(n["arch_fraction"], p + ".arch_fraction", e.message);
+        }
+        if (!(sp.arch_fraction > 0 && sp.arch_fraction < 1))
+          R.fail(n["arch_fraction"], p + ".arch_fraction",
+                 format_double(sp.arch_fraction) + " is outside (0, 1) (the share of the training data held out as D_arch)");
+      }
+      const auto task = make_task_and_model(base, loc_of, Loc{p + ".task", line_of(n["task"])}, p + ".params", p + ".model");
+      if (!base.model.mlp_has_spline() && !base.model.attn_has_spline())
+        R.fail(n["model"] ? n["model"] : n, p + ".model",
+               "the searched model has no spline: set activation: spline and/or attention: spline-score | spline-kernel");
+      const Loc length_loc = loc_of("train.length", p + ".train.length");
+      R.check_length(*task, sp.task, base.model.max_len, base.train.length_min, length_loc, "training length");
+      R.check_length(*task, sp.task, base.model.max_len, base.train.length_max, length_loc, "training length");
+      if (base.train.examples > 0) {
+        const auto n_arch = arch_examples(static_cast<uint64_t>(base.train.examples), sp.arch_fraction);
+        if (n_arch < 1 || n_arch >= static_cast<uint64_t>(base.train.examples))
+          R.fail(n["arch_fraction"] ? Loc{p + ".arch_fraction", line_of(n["arch_fraction"])} : loc_of("train.examples", p),
+                 "arch_fraction " + format_double(sp.arch_fraction) + " of " + std::to_string(base.train.examples) +
+                     " examples leaves D_arch or D_wts empty");
+      }
+      if (base.eval.lengths.empty()) base.eval.lengths = {base.train.length_max};
+      sp.params = base.params, sp.model = base.model, sp.train = base.train, sp.eval = base.eval;
+      base.entry = sp.name, base.seed = sp.seed;
+      YAML::Emitter e;
+      e << YAML::BeginMap << YAML::Key << "search" << YAML::Value << YAML::BeginMap;
+      e << YAML::Key << "population" << YAML::Value << sp.population;
+      e << YAML::Key << "arch_fraction" << YAML::Value << format_double(sp.arch_fraction);
+      e << YAML::Key << "stagger" << YAML::Value << sp.stagger << YAML::EndMap << YAML::EndMap;
+      sp.resolved_yaml = run_yaml(base) + e.c_str() + "\n";
+      sp.id = short_hash(sp.resolved_yaml);
+      suite.searches.push_back(std::move(sp));
+    }
+  }
 
   for (size_t ti = 0; ti < task_list.size(); ++ti) {
     const YAML::Node& t = task_list[ti];
@@ -614,16 +848,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
           if (defaults["eval"] && defaults["eval"]["shifts"]) shift_locs = R.shift_locs_;
           R.shift_locs_.clear();
         }
-        if (t["params"])
-          for (const auto& kv : t["params"]) {
-            const std::string k = kv.first.Scalar();
-            try {
-              base.params[k] = param_text(kv.second);
-            } catch (const FieldError& e) {
-              R.fail(kv.second, tp + ".params." + k, e.message);
-            }
-            where["params." + k] = Loc{tp + ".params." + k, line_of(kv.second)};
-          }
+        apply_params(t["params"], tp + ".params", base, where);
         apply_section(t["model"], tp + ".model", "model", base, where);
         apply_section(t["train"], tp + ".train", "train", base, where);
         apply_section(t["eval"], tp + ".eval", "eval", base, where);
@@ -636,26 +861,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
         std::vector<const Assignment*> all = point;
         for (const auto& s : sets) all.push_back(&s);
         for (const Assignment* a : all) {
-          if (a->section == "params") {
-            try {
-              base.params[a->key] = param_text(a->value);
-            } catch (const FieldError& e) {
-              R.fail(a->loc, e.message);
-            }
-            where["params." + a->key] = a->loc;
-          } else if (a->section == "model") {
-            R.apply_model(base.model, a->key, a->value, a->loc, where);
-          } else if (a->section == "train") {
-            if (std::find(kTrainKeys.begin(), kTrainKeys.end(), a->key) == kTrainKeys.end())
-              R.fail(a->loc, "unknown train key '" + a->key + "'");
-            R.apply_train(base.train, a->key, a->value, a->loc, where);
-          } else {
-            if (std::find(kEvalKeys.begin(), kEvalKeys.end(), a->key) == kEvalKeys.end())
-              R.fail(a->loc, "unknown eval key '" + a->key + "'");
-            R.apply_eval(base.eval, a->key, a->value, a->loc, where);
-            if (a->key == "shifts") shift_locs = R.shift_locs_;
-            R.shift_locs_.clear();
-          }
+          apply_assignment(*a, base, where, shift_locs);
           if (a->loc.path.rfind("grid.", 0) == 0) {
             const std::string value = a->value.IsScalar() ? a->value.Scalar() : param_text(a->value);
             base.grid += (base.grid.empty() ? "" : " ") + a->section + "." + a->key + "=" + value;
@@ -667,35 +873,9 @@ Suite parse_suite(const std::string& text, const std::string& file,
           const auto it = where.find(field);
           return it != where.end() ? it->second : Loc{fallback, line_of(t)};
         };
-        std::unique_ptr<tasks::Task> task;
-        try {
-          task = tasks::make_task(base.task, base.params, {base.train.data_seed});
-        } catch (const tasks::TaskError& e) {
-          const Loc loc = e.param().empty() ? Loc{tp + ".task", line_of(t["task"])}
-                                            : loc_of("params." + e.param(), tp + ".params");
-          R.fail(loc, R.strip_prefix(e.what(), "task '" + base.task + "': "));
-        }
-        base.model.vocab = task->vocab().size();
-        try {
-          base.model.validate();
-        } catch (const model::ModelError& e) {
-          const std::string msg = e.what();
-          std::string key;
-          if (msg.rfind("model.", 0) == 0) key = msg.substr(6, msg.find(':') - 6);
-          R.fail(loc_of("model." + key, mp), msg);
-        }
-        const int max_len = base.model.max_len;
+        const auto task = make_task_and_model(base, loc_of, Loc{tp + ".task", line_of(t["task"])}, tp + ".params", mp);
         auto check_length = [&](int n, const Loc& loc, const std::string& what) {
-          try {
-            task->check_length(n);
-          } catch (const tasks::TaskError& e) {
-            R.fail(loc, what + ": " + R.strip_prefix(e.what(), "task '" + base.task + "': "));
-          }
-          const int len = task->max_sequence_length(n);
-          if (len > max_len)
-            R.fail(loc, what + " " + std::to_string(n) + " makes sequences of up to " + std::to_string(len) +
-                            " tokens, beyond the model's max_len " + std::to_string(max_len) +
-                            " (raise model.max_len or shorten it)");
+          R.check_length(*task, base.task, base.model.max_len, n, loc, what);
         };
         const Loc length_loc = loc_of("train.length", tp + ".train.length");
         check_length(base.train.length_min, length_loc, "training length");
@@ -718,11 +898,60 @@ Suite parse_suite(const std::string& text, const std::string& file,
                              " changes the task's vocabulary; a shift may only change the input distribution");
         }
 
+        std::string stage2_yaml;  // what the run's id must also depend on
+        if (!base.splines_from.empty() || base.freeze_splines) {
+          YAML::Emitter e;
+          e << YAML::BeginMap << YAML::Key << "freeze_splines" << YAML::Value << base.freeze_splines;
+          e << YAML::Key << "splines_from" << YAML::Value << base.splines_from;
+          if (!base.splines_from.empty()) {
+            const Loc sloc = loc_of("model.splines_from", mp + ".model.splines_from");
+            std::vector<std::string> names;
+            for (const auto& sp : suite.searches) {
+              names.push_back(sp.name);
+              if (sp.name == base.splines_from) base.search = static_cast<int>(sp.index);
+            }
+            std::string why;
+            if (base.search >= 0) {
+              const SearchSpec& sp = suite.searches[static_cast<size_t>(base.search)];
+              std::vector<SplineTensor> shapes = spline_layout(sp.model);
+              for (auto& st : shapes) st.values.assign(static_cast<size_t>(st.keypoints), 0.0f);
+              why = splines_mismatch(shapes, base.model);
+              if (!why.empty()) why = "the splines of search '" + sp.name + "' do not fit this model: " + why;
+              e << YAML::Key << "search_config" << YAML::Value << YAML::Literal << sp.resolved_yaml;
+            } else if (std::filesystem::is_regular_file(base.splines_from)) {
+              try {
+                const SplinesFile f = read_splines_file(base.splines_from);
+                why = splines_mismatch(f.splines, base.model);
+                if (!why.empty()) why = "splines file " + base.splines_from + " does not fit this model: " + why;
+                std::string bytes;
+                for (const auto& st : f.splines)
+                  bytes += st.name + std::string(reinterpret_cast<const char*>(st.values.data()),
+                                                 st.values.size() * sizeof(float));
+                e << YAML::Key << "splines_hash" << YAML::Value << short_hash(bytes);
+              } catch (const ResultsError& err) {
+                why = err.what();
+              }
+              base.splines_path = base.splines_from;
+            } else {
+              why = "'" + base.splines_from + "' is neither a search of this suite nor an existing splines file";
+              const std::string near = tasks::closest_name(base.splines_from, names);
+              if (!near.empty()) why += " (did you mean '" + near + "'?)";
+              if (!names.empty()) {
+                why += "; searches:";
+                for (size_t i = 0; i < names.size(); ++i) why += (i ? ", " : " ") + names[i];
+              }
+            }
+            if (!why.empty()) R.fail(sloc, why);
+          }
+          e << YAML::EndMap;
+          stage2_yaml = std::string(e.c_str()) + "\n";
+        }
+
         for (uint64_t seed : suite.seeds) {
           RunSpec r = base;
           r.seed = seed;
           r.index = suite.runs.size();
-          r.resolved_yaml = run_yaml(r);
+          r.resolved_yaml = run_yaml(r) + stage2_yaml;
           r.id = short_hash(r.resolved_yaml);
           suite.runs.push_back(std::move(r));
         }

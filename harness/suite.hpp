@@ -73,7 +73,32 @@ struct RunSpec {
   model::ModelConfig model;         // vocab filled in from the task
   TrainConfig train;
   EvalConfig eval;
+  // Stage 2 of a spline search (spline-search.md): `model.splines_from` and
+  // `model.freeze_splines`, harness-level keys of a `model:` section (not ModelConfig keys).
+  bool freeze_splines = false;
+  std::string splines_from;         // as written: a search of this suite, or a path to a splines file
+  int search = -1;                  // index into Suite::searches when splines_from names one
+  std::string splines_path;         // the splines file to load (a path as written; for a search,
+                                    // filled in by the sweep: <dir>/<suite>/splines/<name>.h5)
   std::string resolved_yaml;        // the whole resolved config of the run
+};
+
+// Stage 1 of a spline search (spline-search.md, `searches:`): M models with seeds
+// seed..seed+M−1, own weights, one shared set of splines trained on D_arch.
+struct SearchSpec {
+  size_t index = 0;                 // position in `searches:` (searches-only sharding uses it)
+  std::string name;
+  std::string task;
+  tasks::RawParams params;
+  model::ModelConfig model;         // vocab filled in; has at least one spline
+  TrainConfig train;
+  EvalConfig eval;                  // val_examples: the models' validation set
+  int64_t population = 8;           // M
+  double arch_fraction = 0.2;       // in (0, 1)
+  bool stagger = false;
+  uint64_t seed = 0;
+  std::string resolved_yaml;        // the whole resolved config of the search
+  std::string id;                   // short_hash(resolved_yaml)
 };
 
 struct Suite {
@@ -82,6 +107,7 @@ struct Suite {
   std::string text;                 // the YAML as written, plus one line "# srbench --set KEY=VALUE"
                                     // per override (read back by parse_suite)
   std::vector<uint64_t> seeds;
+  std::vector<SearchSpec> searches;
   std::vector<RunSpec> runs;
 };
 

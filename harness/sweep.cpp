@@ -10,12 +10,14 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "harness/results.hpp"
+#include "harness/search.hpp"
 #include "harness/trainer.hpp"
 
 namespace fs = std::filesystem;
@@ -28,9 +30,80 @@ std::string runs_dir_for(const std::string& out, const std::string& suite_name) 
   return (dir / suite_name / "runs").string();
 }
 
+std::string splines_file_for(const std::string& out, const std::string& suite_name, const std::string& search) {
+  return (fs::path(runs_dir_for(out, suite_name)).parent_path() / "splines" / (search + ".h5")).string();
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Runs child(i) for i in [0, n) each in its own process, `jobs` at a time (the child must not
+// return: it _exits); done(i, wait status, seconds) runs in the parent as each one ends.
+void run_in_children(size_t n, int jobs, const std::function<void(size_t)>& child,
+                     const std::function<void(size_t, int, double)>& done) {
+  std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
+  size_t next = 0;
+  while (next < n || !running.empty()) {
+    while (next < n && static_cast<int>(running.size()) < jobs) {
+      std::cout.flush();
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error("fork failed: cannot start a run process");
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its runs with it
+        if (getppid() == 1) _exit(3);
+        child(next);
+        _exit(0);
+      }
+      running[pid] = {next++, Clock::now()};
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const size_t i = it->second.first;
+    const double secs = std::chrono::duration<double>(Clock::now() - it->second.second).count();
+    running.erase(it);
+    done(i, status, secs);
+  }
+}
+
+// A search is finished when its splines file opens and was written by this very search (its
+// resolved config); a file left by an earlier version of the search is redone.
+bool search_finished(const std::string& path, const SearchSpec& search) {
+  if (!fs::exists(path)) return false;
+  try {
+    return read_splines_file(path).config == search.resolved_yaml;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// In the child: run the search, write its splines file, exit. Never returns.
+[[noreturn]] void child_search(const Suite& suite, const SearchSpec& search, const std::string& path, int threads) {
+  omp_set_num_threads(threads);
+  int code = 0;
+  try {
+    const SearchResult r = run_search(search);
+    write_splines_file(path, r, suite.text);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srbench sweep: search %s: cannot write its result: %s\n", search.name.c_str(), e.what());
+    code = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+std::string exit_text(int status) {
+  return WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                             : "exited with code " + std::to_string(WEXITSTATUS(status));
+}
 
 std::string run_file(const std::string& runs_dir, const RunSpec& r) { return runs_dir + "/" + r.id + ".h5"; }
 
@@ -61,8 +134,6 @@ std::string fmt_duration(double s) {
 
 // In the child: train, write the run file, exit. Never returns.
 [[noreturn]] void child_run(const Suite& suite, const RunSpec& spec, const std::string& path, int threads) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its runs with it
-  if (getppid() == 1) _exit(3);
   omp_set_num_threads(threads);
   int code = 0;
   try {
@@ -101,14 +172,40 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
   std::vector<const RunSpec*> todo;
   size_t already = 0;
   for (const RunSpec* r : mine) {
+    if (opts.searches_only) break;
     if (finished(run_file(runs_dir, *r))) ++already;
     else todo.push_back(r);
+  }
+
+  // Searches first: unsharded, every search of the suite; a shard, those its unfinished runs
+  // need; --searches-only, the searches whose index mod N is I. Finished ones are not redone.
+  std::vector<bool> wanted(suite.searches.size(), false);
+  for (const auto& sp : suite.searches)
+    wanted[sp.index] = opts.searches_only ? static_cast<int>(sp.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index
+                                          : opts.shard_count == 1;
+  for (const RunSpec* r : todo)
+    if (r->search >= 0) wanted[static_cast<size_t>(r->search)] = true;
+  std::vector<const SearchSpec*> searches_todo;
+  size_t searches_done = 0;
+  for (const auto& sp : suite.searches) {
+    if (!wanted[sp.index]) continue;
+    if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp)) ++searches_done;
+    else searches_todo.push_back(&sp);
   }
 
   if (opts.dry_run) {
     std::cout << "suite " << suite.name << ": " << suite.runs.size() << " runs";
     if (opts.shard_count > 1) std::cout << ", shard " << opts.shard_index << "/" << opts.shard_count << ": " << mine.size();
     std::cout << " (" << already << " finished, " << todo.size() << " to run); results in " << runs_dir << "\n";
+    if (!suite.searches.empty()) {
+      std::cout << "searches: " << suite.searches.size() << " (" << searches_done << " of this call's finished, "
+                << searches_todo.size() << " to run)\n";
+      for (const auto& sp : suite.searches)
+        std::cout << "  search " << sp.index << "  " << sp.id << "  " << sp.name << "  task=" << sp.task
+                  << "  population=" << sp.population << "  steps=" << sp.train.steps
+                  << (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp) ? "  [done]" : "") << "\n";
+    }
+    if (opts.searches_only) return 0;
     for (const RunSpec* r : mine) {
       std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
       if (!r->grid.empty()) std::cout << "  " << r->grid;
@@ -117,82 +214,101 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
     return 0;
   }
 
-  fs::create_directories(runs_dir);
-  // Leftovers of killed runs: only the temporary files of the runs this call will redo, never
-  // those of runs that other shards sharing the folder may be writing right now.
-  std::set<std::string> redo;
-  for (const RunSpec* r : todo) redo.insert(r->id + ".h5.tmp");
-  for (const auto& entry : fs::directory_iterator(runs_dir)) {
-    const std::string name = entry.path().filename().string();
-    const auto tmp = name.find(".h5.tmp");
-    if (tmp != std::string::npos && redo.count(name.substr(0, tmp + 7))) {
-      std::error_code ec;
-      fs::remove(entry.path(), ec);
+  if (!opts.searches_only) {
+    fs::create_directories(runs_dir);
+    // Leftovers of killed runs: only the temporary files of the runs this call will redo, never
+    // those of runs that other shards sharing the folder may be writing right now.
+    std::set<std::string> redo;
+    for (const RunSpec* r : todo) redo.insert(r->id + ".h5.tmp");
+    for (const auto& entry : fs::directory_iterator(runs_dir)) {
+      const std::string name = entry.path().filename().string();
+      const auto tmp = name.find(".h5.tmp");
+      if (tmp != std::string::npos && redo.count(name.substr(0, tmp + 7))) {
+        std::error_code ec;
+        fs::remove(entry.path(), ec);
+      }
     }
   }
 
+  if (!searches_todo.empty()) {
+    const std::string dir = fs::path(splines_file_for(opts.out, suite.name, "x")).parent_path().string();
+    fs::create_directories(dir);
+    std::cout << "searches: " << searches_todo.size() << " to run, " << searches_done << " already finished\n" << std::flush;
+    run_in_children(
+        searches_todo.size(), opts.jobs,
+        [&](size_t i) {
+          const SearchSpec& sp = *searches_todo[i];
+          child_search(suite, sp, splines_file_for(opts.out, suite.name, sp.name), opts.threads);
+        },
+        [&](size_t i, int status, double secs) {
+          const SearchSpec& sp = *searches_todo[i];
+          std::string line = "search " + sp.name + "  " + fmt_duration(secs) + "  ";
+          try {
+            const SplinesFile f = read_splines_file(splines_file_for(opts.out, suite.name, sp.name));
+            line += f.status;
+            std::string accs;
+            for (const auto& m : f.models) accs += (accs.empty() ? "" : " ") + fmt_acc(m.final_val_acc);
+            line += "  final val_acc: " + accs;
+          } catch (const std::exception&) {
+            line += "failed (the search process " + exit_text(status) + " before writing its splines)";
+          }
+          if (!opts.quiet) std::cout << line << "\n" << std::flush;
+        });
+  }
+  if (opts.searches_only) {
+    std::cout << "searches done (shard " << opts.shard_index << "/" << opts.shard_count << ")\n";
+    return 0;
+  }
+
   const size_t total = mine.size();
-  size_t done = already, bad = 0, started = 0;
+  size_t done = already, bad = 0;
   std::cout << "sweep " << suite.name << ": " << total << " runs";
   if (opts.shard_count > 1) std::cout << " (shard " << opts.shard_index << "/" << opts.shard_count << ")";
   std::cout << ", " << already << " already finished, " << todo.size() << " to run, " << opts.jobs << " at a time, "
             << opts.threads << " thread(s) each\n" << std::flush;
 
   const auto start = Clock::now();
-  std::map<pid_t, std::pair<const RunSpec*, Clock::time_point>> running;
-  size_t next = 0, finished_here = 0;
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < opts.jobs) {
-      const RunSpec* spec = todo[next++];
-      std::cout.flush();
-      std::fflush(stdout);
-      const pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error("fork failed: cannot start a run process");
-      if (pid == 0) child_run(suite, *spec, run_file(runs_dir, *spec), opts.threads);
-      running[pid] = {spec, Clock::now()};
-      ++started;
-    }
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const RunSpec& spec = *it->second.first;
-    const double run_s = std::chrono::duration<double>(Clock::now() - it->second.second).count();
-    running.erase(it);
-    const std::string path = run_file(runs_dir, spec);
-    RunResult r;
-    try {
-      r = read_run_file(path);
-    } catch (const std::exception&) {
-      std::string why = WIFSIGNALED(status) ? "the run process was killed by signal " + std::to_string(WTERMSIG(status))
-                                            : "the run process exited with code " + std::to_string(WEXITSTATUS(status));
-      r = failed_result(spec, why + " before writing its result", run_s);
-      write_run_file(path, r, suite.text, nullptr);
-    }
-    ++done, ++finished_here;
-    if (r.status != "ok") ++bad;
-    if (!opts.quiet) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-      const double eta = elapsed / static_cast<double>(finished_here) * static_cast<double>(total - done);
-      std::cout << "[" << done << "/" << total << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed;
-      if (!spec.grid.empty()) std::cout << "  " << spec.grid;
-      std::cout << "  id=" << fmt_acc(r.metrics.id_acc) << " ood=" << fmt_acc(r.metrics.ood_length_acc)
-                << " shift=" << fmt_acc(r.metrics.shift_acc) << "  " << fmt_duration(r.wall_s) << "  " << r.status;
-      if (r.status != "ok") std::cout << " (" << r.message << ")";
-      std::cout << "\n  progress: " << done << "/" << total << " done, elapsed " << fmt_duration(elapsed) << ", ETA "
-                << fmt_duration(eta) << "\n" << std::flush;
-    }
-  }
+  size_t finished_here = 0;
+  run_in_children(
+      todo.size(), opts.jobs,
+      [&](size_t i) {
+        RunSpec spec = *todo[i];
+        if (spec.search >= 0) spec.splines_path = splines_file_for(opts.out, suite.name, suite.searches[spec.search].name);
+        child_run(suite, spec, run_file(runs_dir, spec), opts.threads);
+      },
+      [&](size_t i, int status, double run_s) {
+        const RunSpec& spec = *todo[i];
+        const std::string path = run_file(runs_dir, spec);
+        RunResult r;
+        try {
+          r = read_run_file(path);
+        } catch (const std::exception&) {
+          r = failed_result(spec, "the run process " + exit_text(status) + " before writing its result", run_s);
+          write_run_file(path, r, suite.text, nullptr);
+        }
+        ++done, ++finished_here;
+        if (r.status != "ok") ++bad;
+        if (opts.quiet) return;
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const double eta = elapsed / static_cast<double>(finished_here) * static_cast<double>(total - done);
+        std::cout << "[" << done << "/" << total << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed;
+        if (!spec.grid.empty()) std::cout << "  " << spec.grid;
+        std::cout << "  id=" << fmt_acc(r.metrics.id_acc) << " ood=" << fmt_acc(r.metrics.ood_length_acc)
+                  << " shift=" << fmt_acc(r.metrics.shift_acc) << "  " << fmt_duration(r.wall_s) << "  " << r.status;
+        if (r.status != "ok") std::cout << " (" << r.message << ")";
+        std::cout << "\n  progress: " << done << "/" << total << " done, elapsed " << fmt_duration(elapsed) << ", ETA "
+                  << fmt_duration(eta) << "\n" << std::flush;
+      });
 
   if (opts.shard_count == 1) {
     std::vector<std::string> files;
     for (const auto& r : suite.runs)
       if (fs::exists(run_file(runs_dir, r))) files.push_back(run_file(runs_dir, r));
-    write_suite_file(opts.out, suite.text, files);
+    std::vector<std::string> splines;
+    for (const auto& sp : suite.searches)
+      if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp))
+        splines.push_back(splines_file_for(opts.out, suite.name, sp.name));
+    write_suite_file(opts.out, suite.text, files, splines);
     std::cout << "wrote " << opts.out << " (" << files.size() << " runs)";
   } else {
     std::cout << "shard " << opts.shard_index << "/" << opts.shard_count << " done; join the shards with: srbench merge "

@@ -7,6 +7,8 @@
 
 #include "harness/diagnostics.hpp"
 #include "harness/metrics.hpp"
+#include "harness/results.hpp"
+#include "harness/search.hpp"
 #include "model/optim.hpp"
 #include "tasks/rng.hpp"
 
@@ -21,6 +23,8 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 constexpr uint64_t kTrainLengthTag = 0x6c656e677468ULL;  // length of training example k
 constexpr uint64_t kFiniteLengthTag = 0x66696e697465ULL;  // length of finite-set example j
 constexpr uint64_t kEpochOrderTag = 0x65706f6368ULL;      // order of the finite set in epoch e
+constexpr uint64_t kArchLengthTag = 0x61726368ULL;        // length of train-arch example k (searches)
+constexpr uint64_t kArchOrderTag = 0x617263686fULL;       // order of D_arch in epoch e (searches)
 constexpr uint64_t kValLengthTag = 0x76616c6964ULL;       // length of validation example i
 constexpr uint64_t kValIndexBase = 1ULL << 40;            // validation examples: eval stream, far indices
 constexpr int kDiagExamples = 64;                         // the diagnostics batch (harness.md, Diagnostics)
@@ -34,32 +38,55 @@ model::Schedule schedule_of(const std::string& s) { return model::parse_schedule
 
 }  // namespace
 
-TrainingData::TrainingData(const tasks::Task& task, const RunSpec& spec) : task_(task), spec_(spec) {
+TrainingData::TrainingData(const tasks::Task& task, const RunSpec& spec, DataPart part, double arch_fraction)
+    : task_(task), spec_(spec), part_(part) {
   const TrainConfig& t = spec.train;
   if (t.examples > 0) {
     finite_.resize(static_cast<size_t>(t.examples));
     for (size_t j = 0; j < finite_.size(); ++j)
       task.sample_into(t.data_seed, tasks::Stream::Train, j,
                        draw_length(t.data_seed, j, kFiniteLengthTag, t.length_min, t.length_max), finite_[j]);
+    const uint64_t n = finite_.size();
+    const uint64_t n_arch = part == DataPart::All ? 0 : arch_examples(n, arch_fraction);
+    const uint64_t lo = part == DataPart::Arch ? n - n_arch : 0;
+    const uint64_t hi = part == DataPart::Weights ? n - n_arch : n;
+    for (uint64_t j = lo; j < hi; ++j) pool_.push_back(j);
   }
 }
 
-void TrainingData::example(uint64_t k, tasks::Example& out) {
+uint64_t arch_examples(uint64_t n, double arch_fraction) {
+  return static_cast<uint64_t>(std::llround(arch_fraction * static_cast<double>(n)));
+}
+
+void TrainingData::example(uint64_t k, tasks::Example& out, uint64_t* source) {
   const TrainConfig& t = spec_.train;
   if (finite_.empty()) {
-    task_.sample_into(spec_.seed, tasks::Stream::Train, k,
-                      draw_length(spec_.seed, k, kTrainLengthTag, t.length_min, t.length_max), out);
+    const bool arch = part_ == DataPart::Arch;
+    task_.sample_into(spec_.seed, arch ? tasks::Stream::TrainArch : tasks::Stream::Train, k,
+                      draw_length(spec_.seed, k, arch ? kArchLengthTag : kTrainLengthTag, t.length_min, t.length_max),
+                      out);
+    if (source) *source = k;
     return;
   }
-  const uint64_t n = finite_.size(), epoch = k / n;
+  const uint64_t n = pool_.size(), epoch = k / n;
   if (epoch != epoch_ || order_.empty()) {
     order_.resize(n);
     std::iota(order_.begin(), order_.end(), uint64_t{0});
-    tasks::Rng rng(tasks::hash_words({spec_.seed, epoch, kEpochOrderTag}));
+    tasks::Rng rng(tasks::hash_words({spec_.seed, epoch, part_ == DataPart::Arch ? kArchOrderTag : kEpochOrderTag}));
     rng.shuffle(order_);
     epoch_ = epoch;
   }
-  out = finite_[order_[k % n]];
+  const uint64_t j = pool_[order_[k % n]];
+  out = finite_[j];
+  if (source) *source = j;
+}
+
+std::vector<tasks::Example> validation_set(const tasks::Task& task, const TrainConfig& tc, size_t n) {
+  std::vector<tasks::Example> val(n);
+  for (size_t i = 0; i < n; ++i)
+    task.sample_into(tc.data_seed, tasks::Stream::Eval, kValIndexBase + i,
+                     draw_length(tc.data_seed, i, kValLengthTag, tc.length_min, tc.length_max), val[i]);
+  return val;
 }
 
 void Batch::assemble(const std::vector<tasks::Example>& examples) {
@@ -130,16 +157,18 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     model::TrainSettings settings;
     settings.steps = tc.steps, settings.warmup = tc.warmup, settings.schedule = schedule_of(tc.schedule);
     settings.lr = tc.lr, settings.weight_decay = tc.weight_decay, settings.clip = tc.clip;
+    settings.spline_lr = tc.spline_lr, settings.freeze_splines = spec.freeze_splines;
+    r.splines_from = spec.splines_from;
+    if (!spec.splines_from.empty()) {  // stage 2: the splines of a search (or a splines file)
+      if (spec.splines_path.empty()) throw std::runtime_error("splines_from '" + spec.splines_from + "': no splines file given");
+      const SplinesFile f = read_splines_file(spec.splines_path);
+      const std::string why = splines_mismatch(f.splines, spec.model);
+      if (!why.empty()) throw std::runtime_error("splines file " + spec.splines_path + ": " + why);
+      set_model_splines(*model, f.splines);
+      r.splines_task = f.task;
+    }
 
-    // The fixed validation set: eval stream under data_seed, lengths from the training range.
-    // Example i of the validation stream; the first val_examples form the validation set.
-    auto validation_example = [&](size_t i, tasks::Example& out) {
-      task->sample_into(tc.data_seed, tasks::Stream::Eval, kValIndexBase + i,
-                        draw_length(tc.data_seed, i, kValLengthTag, tc.length_min, tc.length_max), out);
-    };
-    std::vector<tasks::Example> val(static_cast<size_t>(spec.eval.val_examples));
-    for (size_t i = 0; i < val.size(); ++i) validation_example(i, val[i]);
-
+    const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
     Batch batch;
@@ -204,10 +233,9 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       }
       // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
       // validation set, extended or cut to 64), the same for every seed.
-      std::vector<tasks::Example> diag(kDiagExamples);
-      for (size_t i = 0; i < diag.size(); ++i) validation_example(i, diag[i]);
-      r.diag = compute_diagnostics(*model, diag);
+      r.diag = compute_diagnostics(*model, validation_set(*task, tc, kDiagExamples));
     }
+    r.splines = model_splines(*model);
     r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);
     if (trained) *trained = std::move(model);
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/suite.hpp"
+#include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
@@ -34,15 +35,7 @@ grid:
   model.layers: [1, 2]
 )";
 
-// The ConfigError message for `text`, or "" if it validated.
-std::string error_of(const std::string& text) {
-  try {
-    parse_suite(text, "s.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return srbench::test::config_error_of(text); }
 
 }  // namespace
 

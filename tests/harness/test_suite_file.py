@@ -29,7 +29,7 @@ SUMMARY_FIELDS = ["run_id", "task", "entry", "model", "seed", "grid", "status", 
                   "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s"]
 STRING_FIELDS = {"run_id", "task", "entry", "model", "grid", "status"}
 INT_FIELDS = {"seed", "steps_to_target"}
-RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message"}
+RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message", "splines_from", "splines_task"}
 RUN_ATTRS_INT = {"seed", "steps_to_target", "bits_per_byte"}
 RUN_ATTRS_FLOAT = {"wall_s", "tokens_per_s", "id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
                    "final_train_loss"}

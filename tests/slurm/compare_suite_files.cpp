@@ -4,7 +4,8 @@
 //
 // Checked: no run id twice in either /summary; the same run ids; every /summary field but wall_s
 // and tokens_per_s equal (NaN equals NaN); and per run its resolved config, training curve,
-// evaluation conditions and rows. Prints every difference. Exit 0 same, 1 different, 2 unreadable.
+// evaluation conditions and rows, its splines; and the searches (/splines/<name>): config,
+// status, spline values and each model's final val_acc. Prints every difference. Exit 0 same, 1 different, 2 unreadable.
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -44,6 +45,7 @@ void same_double(const std::string& run, const std::string& what, double a, doub
 struct Indexed {
   std::map<std::string, SummaryRow> rows;
   std::map<std::string, RunResult> runs;
+  std::map<std::string, SplinesFile> searches;
 };
 
 Indexed index_file(const std::string& path) {
@@ -55,10 +57,22 @@ Indexed index_file(const std::string& path) {
       ++differences;
     }
   for (const auto& r : f.runs) out.runs.emplace(r.run_id, r);
+  for (const auto& s : f.searches) out.searches.emplace(s.name, s);
   return out;
 }
 
+// Spline values bit for bit, with their settings.
+void compare_splines(const std::string& id, const std::vector<SplineTensor>& a, const std::vector<SplineTensor>& b) {
+  same_int(id, "splines", static_cast<int64_t>(a.size()), static_cast<int64_t>(b.size()));
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    same_text(id, "spline name", a[i].name, b[i].name);
+    if (!(a[i] == b[i])) differ(id, "spline " + a[i].name, "the expected values", "other values or settings");
+  }
+}
+
 void compare_run(const std::string& id, const RunResult& a, const RunResult& b) {
+  same_text(id, "splines_from", a.splines_from, b.splines_from);
+  compare_splines(id, a.splines, b.splines);
   same_text(id, "config", a.config_yaml, b.config_yaml);
   same_text(id, "message", a.message, b.message);
   same_int(id, "curve points", static_cast<int64_t>(a.curve.size()), static_cast<int64_t>(b.curve.size()));
@@ -122,6 +136,28 @@ int main(int argc, char** argv) {
     same_double(id, "final_train_loss", x.final_train_loss, y.final_train_loss);
     if (expected.runs.count(id) && actual.runs.count(id)) compare_run(id, expected.runs.at(id), actual.runs.at(id));
   }
+  // searches (spline stage 1): the same names, configs, splines and final accuracies
+  for (const auto& [name, x] : expected.searches) {
+    const auto it = actual.searches.find(name);
+    if (it == actual.searches.end()) {
+      std::printf("search %s is missing from %s\n", name.c_str(), argv[2]);
+      ++differences;
+      continue;
+    }
+    const std::string id = "(search " + name + ")";
+    same_text(id, "config", x.config, it->second.config);
+    same_text(id, "status", x.status, it->second.status);
+    compare_splines(id, x.splines, it->second.splines);
+    same_int(id, "models", static_cast<int64_t>(x.models.size()), static_cast<int64_t>(it->second.models.size()));
+    for (size_t m = 0; m < std::min(x.models.size(), it->second.models.size()); ++m)
+      same_double(id, "models[" + std::to_string(m) + "].final_val_acc", x.models[m].final_val_acc,
+                  it->second.models[m].final_val_acc);
+  }
+  for (const auto& [name, y] : actual.searches)
+    if (!expected.searches.count(name)) {
+      std::printf("search %s is in %s only\n", name.c_str(), argv[2]);
+      ++differences;
+    }
   for (const auto& [id, y] : actual.rows)
     if (!expected.rows.count(id)) {
       std::printf("run %s (%s · %s · seed %lld) is in %s only\n", id.c_str(), y.entry.c_str(), y.model.c_str(),

@@ -2,13 +2,16 @@
 # `srbench slurm --submit` against a real single-node Slurm (scripts/slurm-local.sh): a suite of 6
 # tiny runs as a 3-task job array plus its merge job, held against a plain local sweep.
 #
-#   test_slurm.sh --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel
+#   test_slurm.sh --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|searches
 #
 # plain:  submit, wait for the merge job; the merged file equals the local sweep (timings aside).
 # cancel: longer runs; once array task 1 has finished its first run, `scancel` it mid-way through
 #         its second; the merge job still runs and reports the lost run missing (none failed);
 #         submitting the same command again redoes only that run; the final file equals the
 #         local sweep, with no run lost or duplicated and no temporary file left.
+# searches: a suite with one tiny spline search (population 2) and its stage-2 runs: the searches
+#         array runs first (one task), the sweep array after it finds the search finished and
+#         does not redo it; the merged file (runs, /splines) equals the local sweep.
 #
 # Exit codes: 0 pass, 1 fail, 77 skipped — only when Slurm itself cannot start here (why is
 # printed). The cluster's daemons are stopped by PID on every exit (trap); the temporary folder is
@@ -25,8 +28,8 @@ while [ $# -gt 0 ]; do
     *) echo "test_slurm: unknown argument $1" >&2; exit 1 ;;
   esac
 done
-[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel ]] || {
-  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel" >&2
+[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel || $scenario == searches ]] || {
+  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|searches" >&2
   exit 1
 }
 
@@ -79,6 +82,30 @@ tasks:
     train: {length: [1, 6]}
     eval: {lengths: [6, 12]}
 EOF
+if [ "$scenario" = searches ]; then
+  cat >"$T/tiny.yaml" <<'EOF'
+name: tiny
+seeds: [0, 1, 2]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
+  train: {steps: 60, batch: 8, eval_every: 20, lr: 0.003, warmup: 5}
+  eval: {examples: 32, val_examples: 16}
+searches:
+  - name: par
+    task: parity
+    train: {length: [1, 4], steps: 20}
+    model: {activation: spline, mlp_spline: {keypoints: 8}}
+    population: 2
+tasks:
+  - task: parity
+    train: {length: [1, 4]}
+    eval: {lengths: [4, 8]}
+models:
+  - name: base
+  - name: searched
+    model: {activation: spline, mlp_spline: {keypoints: 8}, splines_from: par, freeze_splines: true}
+EOF
+fi
 # cancel: runs of a few seconds each, so that a task can be cancelled in the middle of one
 sets=()
 [ "$scenario" = cancel ] && sets=(--set train.steps=8000)
@@ -111,7 +138,8 @@ submit() {
   (cd "$dir" && "$srbench" slurm ../tiny.yaml --array 3 --out res/tiny.h5 "${sets[@]}" --submit) >"$dir/submit.out" 2>&1 ||
     { cat "$dir/submit.out"; fail "srbench slurm --submit exited with $?"; }
   cat "$dir/submit.out"
-  ARRAY=$(sed -n 's/^submitted array job \([0-9]*\) .*/\1/p' "$dir/submit.out")
+  ARRAY=$(sed -n 's/.*array job \([0-9]*\) (tasks 0-2).*/\1/p' "$dir/submit.out")
+  SEARCHES=$(sed -n 's/^submitted searches array job \([0-9]*\) .*/\1/p' "$dir/submit.out")
   MERGE=$(sed -n 's/.* and merge job \([0-9]*\) .*/\1/p' "$dir/submit.out")
   [ -n "$ARRAY" ] && [ -n "$MERGE" ] || fail "no job ids in the output of srbench slurm --submit"
 }
@@ -155,7 +183,18 @@ say "merge job $MERGE: $state"
 [ "$state" = COMPLETED ] || fail "merge job $MERGE ended $state (log: $(cat "$logs/merge-$MERGE.out"))"
 cat "$logs/merge-$MERGE.out"
 
-if [ "$scenario" = plain ]; then
+if [ "$scenario" = searches ]; then
+  [ -n "$SEARCHES" ] || fail "srbench slurm did not submit a searches array for a suite with a search"
+  grep -q -- "--searches-only --shard" "$res/tiny/slurm/searches.sbatch" || fail "searches.sbatch does not run sweep --searches-only"
+  check_tasks "$SEARCHES" COMPLETED "0"
+  grep -q "searches: 1 to run" "$logs/searches-${SEARCHES}_0.out" || fail "the searches task did not run the search"
+  check_tasks "$ARRAY" COMPLETED "0 1 2"
+  for task in 0 1 2; do
+    ! grep -q "searches: 1 to run" "$logs/${ARRAY}_${task}.out" || fail "array task $task redid the finished search"
+  done
+  [ -f "$res/tiny/splines/par.h5" ] || fail "no splines file $res/tiny/splines/par.h5"
+  grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of 6 runs missing"
+elif [ "$scenario" = plain ]; then
   check_tasks "$ARRAY" COMPLETED "0 1 2"
   grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of 6 runs missing"
 else
