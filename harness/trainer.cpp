@@ -130,6 +130,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     model::TrainSettings settings;
     settings.steps = tc.steps, settings.warmup = tc.warmup, settings.schedule = schedule_of(tc.schedule);
     settings.lr = tc.lr, settings.weight_decay = tc.weight_decay, settings.clip = tc.clip;
+    settings.router_lr = tc.router_lr;
 
     // The fixed validation set: eval stream under data_seed, lengths from the training range.
     // Example i of the validation stream; the first val_examples form the validation set.
