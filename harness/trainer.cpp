@@ -32,6 +32,18 @@ int draw_length(uint64_t seed, uint64_t index, uint64_t tag, int lo, int hi) {
 
 model::Schedule schedule_of(const std::string& s) { return model::parse_schedule(s); }
 
+// A LIMe model's routers blocks.{l}.attn.router, l = 1 … layers−1 (none for other models).
+std::vector<RouterWeights> learned_routers(const model::Model& m) {
+  std::vector<RouterWeights> out;
+  for (int l = 1; l < m.config().layers; ++l) {
+    const model::ParamInfo* p = m.layout().find("blocks." + std::to_string(l) + ".attn.router");
+    if (!p) continue;
+    const float* x = m.params() + p->offset;
+    out.push_back({l, p->shape[0], p->shape[1], std::vector<float>(x, x + p->size)});
+  }
+  return out;
+}
+
 }  // namespace
 
 TrainingData::TrainingData(const tasks::Task& task, const RunSpec& spec) : task_(task), spec_(spec) {
@@ -208,6 +220,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       std::vector<tasks::Example> diag(kDiagExamples);
       for (size_t i = 0; i < diag.size(); ++i) validation_example(i, diag[i]);
       r.diag = compute_diagnostics(*model, diag);
+      r.routers = learned_routers(*model);
     }
     r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);
     if (trained) *trained = std::move(model);
