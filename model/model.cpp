@@ -45,7 +45,8 @@ struct Workspace {
   std::vector<S> res;                                  // (2L+1, N, C): residual stream
   std::vector<S> ln1, ln1_mean, ln1_rstd;              // (L, N, C), (L, N), (L, N)
   std::vector<S> qkv;                                  // (L, N, 3C), after LIMe mixing and RoPE
-  std::vector<S> kv_raw, dkv_raw;                      // (L, N, 2C) LIMe: raw k̂|v̂ of every layer, their gradients
+  std::vector<S> kv_raw, dkv_raw, lime_tmp;            // LIMe: raw k̂, v̂ of every layer (2·L·N·C, lime.hpp), their
+                                                       // gradients, and (N·C) scratch
   std::vector<S> att;                                  // (L, B, H, T, T)
   std::vector<S> scores;                               // (L, B, H, T, T) spline-score: the scores s_ij
   std::vector<S> attnorm;                              // (L, B, H, T) spline attention: Σ_j|·| + ε per row
@@ -347,6 +348,7 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     if (cfg_.lime == Lime::Static) {
       grow(w.kv_raw, L * N * 2 * C);
       grow(w.dkv_raw, L * N * 2 * C);
+      grow(w.lime_tmp, N * C);
     }
     grow(w.fc, L * N * F);
     grow(w.act, L * N * F);
@@ -414,7 +416,7 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     // h = h + Attn(LN1(h))
     norm_forward(ln1, per_layer(w.ln1_mean, l, 1), per_layer(w.ln1_rstd, l, 1), res(2 * l), o.ln1w, o.ln1b);
     matmul_forward(qkv, ln1, P + o.qkvw, P + o.qkvb, n, C, 3 * C);
-    if (lime) lime_forward(qkv, w.kv_raw.data(), l >= 1 ? P + o.router : nullptr, l, N, C, H);
+    if (lime) lime_forward(qkv, w.kv_raw.data(), w.lime_tmp.data(), l >= 1 ? P + o.router : nullptr, l, L, N, C, H);
     if (cfg_.position == Position::Rope) rope_forward(qkv, w.rope.data(), B, T, C, H);
     const S* slopes = cfg_.position == Position::Alibi ? w.slopes.data() : nullptr;
     if (cfg_.attention == Attention::Softmax)
@@ -491,8 +493,8 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     // LIMe: the router's gradient, the raw k̂|v̂ gradients of layers <= l; dqkv's k|v columns
     // become the complete gradient of this layer's raw k̂|v̂.
     if (lime)
-      lime_backward(w.dqkv.data(), l >= 1 ? G + o.router : nullptr, w.dkv_raw.data(), w.kv_raw.data(),
-                    l >= 1 ? P + o.router : nullptr, l, N, C, H);
+      lime_backward(w.dqkv.data(), l >= 1 ? G + o.router : nullptr, w.dkv_raw.data(), w.lime_tmp.data(),
+                    w.kv_raw.data(), l >= 1 ? P + o.router : nullptr, l, L, N, C, H);
     // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i, a
     // shift softmax ignores: ∂loss/∂b_k is exactly 0. Under LIMe too: layer m's key bias adds
     // the same vector Σ_j W_l[i, m·H + j]·b_{m,j} to every key of every layer l >= m that mixes
