@@ -92,6 +92,20 @@ void write_strings(hid_t loc, const std::string& name, const std::vector<std::st
 
 using model::h5::create_group;
 
+// routers/layer<l> [H,(l+1)H] float32 (harness.md), one per LIMe router; nothing for other runs.
+void write_routers(hid_t run_group, const RunResult& r) {
+  if (r.routers.empty()) return;
+  Id g = create_group(run_group, "routers");
+  for (const auto& w : r.routers) {
+    if (w.values.size() != static_cast<size_t>(w.rows * w.cols))
+      throw std::runtime_error("write_run_group: run " + r.run_id + ": router of layer " + std::to_string(w.layer) +
+                               " has " + std::to_string(w.values.size()) + " values for shape [" +
+                               std::to_string(w.rows) + "," + std::to_string(w.cols) + "]");
+    write_array(g, "layer" + std::to_string(w.layer), H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, w.values.data(),
+                {static_cast<hsize_t>(w.rows), static_cast<hsize_t>(w.cols)});
+  }
+}
+
 void write_root_attributes(hid_t file, const std::string& suite_yaml) {
   write_attr(file, "format_version", kResultsFormatVersion);
   write_attr(file, "srbench_version", std::string(srbench::version()));
@@ -390,6 +404,29 @@ SplinesFile read_splines_file(const std::string& path) {
 
 namespace {
 
+// The routers/ group of a run, if present, by layer: names layer<l> with l >= 1, float [rows,cols].
+std::vector<RouterWeights> read_routers(hid_t run_group) {
+  std::vector<RouterWeights> out;
+  if (!has_link(run_group, "routers")) return out;
+  Id g = open_group(run_group, "routers");
+  for (const auto& name : child_names(g)) {
+    RouterWeights w;
+    const std::string digits = name.rfind("layer", 0) == 0 ? name.substr(5) : "";
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) < 1)
+      bad(g, name, "unexpected member (expected layer<l>, l >= 1)");
+    w.layer = std::stoi(digits);
+    std::vector<hsize_t> dims;
+    Id ds = open_dataset(g, name, H5T_FLOAT, 2, dims);
+    w.rows = static_cast<int64_t>(dims[0]), w.cols = static_cast<int64_t>(dims[1]);
+    w.values.resize(count_of(dims));
+    if (!w.values.empty() && H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w.values.data()) < 0)
+      bad(g, name, "cannot be read (damaged file?)");
+    out.push_back(std::move(w));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
+  return out;
+}
+
 // ---- the /summary table ---------------------------------------------------------------------
 
 // A /summary row as HDF5 reads and writes it (variable-length strings are char*).
@@ -542,6 +579,7 @@ void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpo
   write_attr(g, "splines_from", r.splines_from);
   write_attr(g, "splines_task", r.splines_task);
   if (!r.splines.empty()) write_splines(create_group(g, "splines"), r.splines);
+  write_routers(g, r);
   if (checkpoint) {
     Id ck = create_group(g, "checkpoint");
     model::write_checkpoint(ck, *checkpoint);
@@ -619,6 +657,7 @@ RunResult read_run_group(hid_t file, const std::string& run_id) {
       throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
                          "[layers] disagree in shape");
   }
+  r.routers = read_routers(g);
   return r;
 }
 

@@ -10,6 +10,7 @@
 //     eval/{length,condition,loss,token_acc,seq_acc}   1-D, one row per (length, condition)
 //     eval/conditions                                  strings; condition indexes it (0 = "id")
 //     diag/{attn_entropy,attn_max} [layers,heads], diag/{value_entropy,hidden_entropy} [layers]
+//     routers/layer<l> [H,(l+1)H] float32                LIMe runs: the learned routers, l >= 1
 //     checkpoint/...                                   optional (model.md layout)
 // The suite file adds /summary, a compound table with one row per run (SummaryRow's fields).
 // Floats are float64, integers int64, strings variable-length UTF-8.

@@ -60,6 +60,14 @@ struct SplineTensor {
   bool operator==(const SplineTensor&) const = default;
 };
 
+// One LIMe router as learned by a run (harness.md: routers/layer<l>, [H,(l+1)H] float32).
+struct RouterWeights {
+  int layer = 0;                // l >= 1
+  int64_t rows = 0, cols = 0;   // H, (l+1)·H
+  std::vector<float> values;    // row-major, rows·cols
+  bool operator==(const RouterWeights&) const = default;
+};
+
 struct RunResult {
   // identity (copied from the RunSpec)
   std::string run_id, task, entry, model, grid;
@@ -75,6 +83,7 @@ struct RunResult {
   std::vector<EvalRow> eval;
   RunMetrics metrics;
   Diagnostics diag;
+  std::vector<RouterWeights> routers;  // LIMe runs: the trained routers, by layer (empty otherwise)
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
   std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
   std::string splines_from;           // the run's model.splines_from ("" when none)

@@ -36,6 +36,18 @@ int draw_length(uint64_t seed, uint64_t index, uint64_t tag, int lo, int hi) {
 
 model::Schedule schedule_of(const std::string& s) { return model::parse_schedule(s); }
 
+// A LIMe model's routers blocks.{l}.attn.router, l = 1 … layers−1 (none for other models).
+std::vector<RouterWeights> learned_routers(const model::Model& m) {
+  std::vector<RouterWeights> out;
+  for (int l = 1; l < m.config().layers; ++l) {
+    const model::ParamInfo* p = m.layout().find("blocks." + std::to_string(l) + ".attn.router");
+    if (!p) continue;
+    const float* x = m.params() + p->offset;
+    out.push_back({l, p->shape[0], p->shape[1], std::vector<float>(x, x + p->size)});
+  }
+  return out;
+}
+
 }  // namespace
 
 TrainingData::TrainingData(const tasks::Task& task, const RunSpec& spec, DataPart part, double arch_fraction)
@@ -167,6 +179,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       set_model_splines(*model, f.splines);
       r.splines_task = f.task;
     }
+    settings.router_lr = tc.router_lr;
 
     const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
     TrainingData data(*task, spec);
@@ -234,6 +247,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
       // validation set, extended or cut to 64), the same for every seed.
       r.diag = compute_diagnostics(*model, validation_set(*task, tc, kDiagExamples));
+      r.routers = learned_routers(*model);
     }
     r.splines = model_splines(*model);
     r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);

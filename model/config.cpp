@@ -37,7 +37,7 @@ const char* to_string(Attention a) {
   }
   return "?";
 }
-const char* to_string(Lime) { return "none"; }
+const char* to_string(Lime l) { return l == Lime::Static ? "static" : "none"; }
 const char* to_string(Extrapolate e) { return e == Extrapolate::Constant ? "constant" : "linear"; }
 const char* to_string(SplineInit i) {
   switch (i) {
@@ -92,19 +92,15 @@ std::string real_text(double v) {
   return std::string(buf, r.ptr);
 }
 
-// Picks the enum value whose name is `text`; `later` names values that are specified but not
-// implemented yet.
+// Picks the enum value whose name is `text`.
 template <typename E>
-E parse_choice(const std::string& key, const std::string& text, std::initializer_list<E> values,
-               std::initializer_list<const char*> later = {}) {
+E parse_choice(const std::string& key, const std::string& text, std::initializer_list<E> values) {
   const std::string t = trim(text);
   std::string names;
   for (E v : values) {
     if (t == to_string(v)) return v;
     names += (names.empty() ? "" : ", ") + std::string(to_string(v));
   }
-  for (const char* l : later)
-    if (t == l) fail(key, "'" + t + "' is not implemented yet (implemented: " + names + ")");
   fail(key, "unknown value '" + t + "' (expected one of: " + names + ")");
 }
 
@@ -195,7 +191,7 @@ void ModelConfig::set(const std::string& key, const std::string& value_text) {
   else if (key == "attention")
     attention =
         parse_choice(key, value_text, {Attention::Softmax, Attention::SplineScore, Attention::SplineKernel});
-  else if (key == "lime") lime = parse_choice(key, value_text, {Lime::None}, {"static"});
+  else if (key == "lime") lime = parse_choice(key, value_text, {Lime::None, Lime::Static});
   else if (key == "lime_init") {
     const std::string t = trim(value_text);
     if (t != "uniform" && t != "identity") fail(key, "unknown value '" + t + "' (expected one of: uniform, identity)");

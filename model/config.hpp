@@ -2,8 +2,7 @@
 // checkpoint (model.md, "Config keys"). Defaults are model.md's.
 //
 // Spline settings are nested maps (`mlp_spline: {keypoints: 32}` in YAML), set one at a time
-// with dotted keys (`set("mlp_spline.keypoints", "32")`). Not implemented yet (rejected with a
-// ModelError naming the key): `lime: static`.
+// with dotted keys (`set("mlp_spline.keypoints", "32")`).
 #pragma once
 
 #include <optional>
@@ -22,7 +21,7 @@ enum class Position { Learned, Sinusoidal, Rope, Alibi, None };
 enum class Norm { Layer, Rms };
 enum class Activation { Gelu, Relu, Spline };
 enum class Attention { Softmax, SplineScore, SplineKernel };
-enum class Lime { None };               // later: Static
+enum class Lime { None, Static };
 enum class Extrapolate { Constant, Linear };
 enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
 enum class SplineShare { Layer, Model };
@@ -61,7 +60,7 @@ struct ModelConfig {
   Activation activation = Activation::Gelu;
   Attention attention = Attention::Softmax;
   Lime lime = Lime::None;
-  std::string lime_init = "uniform";  // uniform | identity; only meaningful once `lime: static` exists
+  std::string lime_init = "uniform";  // uniform | identity: the routers' init under `lime: static`
   SplineConfig mlp_spline;   // used by `activation: spline`
   SplineConfig attn_spline;  // used by `attention: spline-score | spline-kernel`
 

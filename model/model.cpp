@@ -7,6 +7,7 @@
 #include <random>
 
 #include "model/layers.hpp"
+#include "model/lime.hpp"
 
 namespace srbench::model {
 
@@ -18,6 +19,7 @@ constexpr size_t kNone = static_cast<size_t>(-1);
 struct BlockOffsets {
   size_t ln1w, ln1b, qkvw, qkvb, ow, ob, ln2w, ln2b, fcw, fcb, projw, projb;
   size_t attn_spline = kNone, mlp_spline = kNone;  // spline values (shared ones: the same offset in every block)
+  size_t router = kNone;                           // LIMe's blocks.{l}.attn.router (l >= 1)
 };
 
 size_t offset_or_none(const ParamLayout& layout, const std::string& name) {
@@ -42,7 +44,9 @@ struct Workspace {
   int64_t cap_rows = 0, cap_att = 0, cap_scratch = 0;
   std::vector<S> res;                                  // (2L+1, N, C): residual stream
   std::vector<S> ln1, ln1_mean, ln1_rstd;              // (L, N, C), (L, N), (L, N)
-  std::vector<S> qkv;                                  // (L, N, 3C), after RoPE
+  std::vector<S> qkv;                                  // (L, N, 3C), after LIMe mixing and RoPE
+  std::vector<S> kv_raw, dkv_raw, lime_tmp;            // LIMe: raw k̂, v̂ of every layer (2·L·N·C, lime.hpp), their
+                                                       // gradients, and (N·C) scratch
   std::vector<S> att;                                  // (L, B, H, T, T)
   std::vector<S> scores;                               // (L, B, H, T, T) spline-score: the scores s_ij
   std::vector<S> attnorm;                              // (L, B, H, T) spline attention: Σ_j|·| + ε per row
@@ -78,6 +82,7 @@ BasicModel<S>::BasicModel(const ModelConfig& cfg) : cfg_(cfg) {
     };
     w.blocks.back().attn_spline = spline(cfg_.attn_spline, "attn.kernel.values", "spline.attn.values");
     w.blocks.back().mlp_spline = spline(cfg_.mlp_spline, "mlp.act.values", "spline.mlp.values");
+    w.blocks.back().router = at("attn.router");
   }
   auto shape = [](const SplineConfig& sc) {
     return SplineShape{sc.keypoints, sc.range, sc.extrapolate == Extrapolate::Linear};
@@ -190,6 +195,24 @@ std::vector<double> spline_init_values(const SplineConfig& sc, SplineInit init) 
   return v;
 }
 
+namespace {
+
+// A LIMe router W_l (rows H, cols (l+1)·H), model.md: `uniform` U(−a, a) with a = √(3/fan_in),
+// fan_in = cols, drawn row-major from `uniform01` (values in (0, 1)); `identity` zeros. Then the
+// current layer's block (the last H columns) is set to the identity.
+template <typename S, typename Uniform01>
+void init_router(S* x, int64_t rows, int64_t cols, bool uniform, Uniform01& uniform01) {
+  const double a = std::sqrt(3.0 / static_cast<double>(cols));
+  for (int64_t e = 0; e < rows * cols; ++e) x[e] = uniform ? static_cast<S>(a * (2.0 * uniform01() - 1.0)) : S(0);
+  for (int64_t i = 0; i < rows; ++i) {
+    S* row = x + i * cols + (cols - rows);
+    std::fill(row, row + rows, S(0));
+    row[i] = S(1);
+  }
+}
+
+}  // namespace
+
 template <typename S>
 void BasicModel<S>::init(uint64_t seed) {
   // One generator, tensors in layout order; normals by Box–Muller (the same on every platform,
@@ -208,7 +231,9 @@ void BasicModel<S>::init(uint64_t seed) {
     S* x = params_.data() + p.offset;
     const bool is_norm = ends_with(p.name, "ln1.weight") || ends_with(p.name, "ln2.weight") ||
                          p.name == "ln_f.weight";
-    if (p.spline != SplineSite::None) {  // deterministic: no random numbers drawn
+    if (p.group == ParamGroup::Router) {
+      init_router(x, p.shape[0], p.shape[1], cfg_.lime_init == "uniform", uniform);
+    } else if (p.spline != SplineSite::None) {  // deterministic: no random numbers drawn
       const auto v = p.spline == SplineSite::Mlp ? spline_init_values(cfg_.mlp_spline, cfg_.mlp_init())
                                                  : spline_init_values(cfg_.attn_spline, cfg_.attn_init());
       for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v[i]);
@@ -246,7 +271,8 @@ void check_layer(int l, int layers, int last_batch, const char* what) {
 }  // namespace
 
 // The offsets below repeat forward_backward's layout of the last call: att (L, B, H, T, T),
-// qkv (L, N, 3C) with v in columns [2C, 3C), res (2L+1, N, C) with block l's output at 2l+2.
+// qkv (L, N, 3C) with v in columns [2C, 3C) (under LIMe the mixed values), res (2L+1, N, C) with
+// block l's output at 2l+2.
 template <typename S>
 const S* BasicModel<S>::attention(int l) const {
   check_layer(l, cfg_.layers, last_B_, "attention");
@@ -319,6 +345,11 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     for (auto* v : {&w.ln1, &w.ln2, &w.atty}) grow(*v, L * N * C);
     for (auto* v : {&w.ln1_mean, &w.ln1_rstd, &w.ln2_mean, &w.ln2_rstd}) grow(*v, L * N);
     grow(w.qkv, L * N * 3 * C);
+    if (cfg_.lime == Lime::Static) {
+      grow(w.kv_raw, L * N * 2 * C);
+      grow(w.dkv_raw, L * N * 2 * C);
+      grow(w.lime_tmp, N * C);
+    }
     grow(w.fc, L * N * F);
     grow(w.act, L * N * F);
     grow(w.lnf, N * C);
@@ -364,6 +395,7 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     else spline_forward(out, inp, P + o.mlp_spline, N * F, w.mlp_spline);
   };
   const int n = static_cast<int>(N);
+  const bool lime = cfg_.lime == Lime::Static;
   auto res = [&](int i) { return w.res.data() + i * N * C; };
   auto per_layer = [&](std::vector<S>& v, int l, int64_t width) { return v.data() + l * N * width; };
 
@@ -384,6 +416,7 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
     // h = h + Attn(LN1(h))
     norm_forward(ln1, per_layer(w.ln1_mean, l, 1), per_layer(w.ln1_rstd, l, 1), res(2 * l), o.ln1w, o.ln1b);
     matmul_forward(qkv, ln1, P + o.qkvw, P + o.qkvb, n, C, 3 * C);
+    if (lime) lime_forward(qkv, w.kv_raw.data(), w.lime_tmp.data(), l >= 1 ? P + o.router : nullptr, l, L, N, C, H);
     if (cfg_.position == Position::Rope) rope_forward(qkv, w.rope.data(), B, T, C, H);
     const S* slopes = cfg_.position == Position::Alibi ? w.slopes.data() : nullptr;
     if (cfg_.attention == Attention::Softmax)
@@ -425,6 +458,7 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
   // logits = head(LN_f(h))
   matmul_backward(w.dln.data(), G + w.headw, G + w.headb, w.dlogits.data(), w.lnf.data(), P + w.headw, n, C, V);
   zero(w.dres, N * C);
+  if (lime) zero(w.dkv_raw, L * N * 2 * C);
   norm_backward(w.dres.data(), w.dln.data(), res(2 * L), w.lnf_mean.data(), w.lnf_rstd.data(), w.lnfw, w.lnfb);
   for (int l = L - 1; l >= 0; --l) {
     const BlockOffsets& o = w.blocks[l];
@@ -456,9 +490,16 @@ S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets,
                                        w.att.data() + l * att_size, w.attnorm.data() + l * rows_bht,
                                        per_layer(w.phi, l, 2 * C), P + o.attn_spline, w.attn_spline, B, T, C, H);
     if (cfg_.position == Position::Rope) rope_backward(w.dqkv.data(), w.rope.data(), B, T, C, H);
+    // LIMe: the router's gradient, the raw k̂|v̂ gradients of layers <= l; dqkv's k|v columns
+    // become the complete gradient of this layer's raw k̂|v̂.
+    if (lime)
+      lime_backward(w.dqkv.data(), l >= 1 ? G + o.router : nullptr, w.dkv_raw.data(), w.lime_tmp.data(),
+                    w.kv_raw.data(), l >= 1 ? P + o.router : nullptr, l, L, N, C, H);
     // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i, a
-    // shift softmax ignores: ∂loss/∂b_k is exactly 0. Keep it exactly 0 rather than summing the
-    // rounding noise of dK over positions (which would also drive AdamW steps of order lr).
+    // shift softmax ignores: ∂loss/∂b_k is exactly 0. Under LIMe too: layer m's key bias adds
+    // the same vector Σ_j W_l[i, m·H + j]·b_{m,j} to every key of every layer l >= m that mixes
+    // it, again a per-row shift. Keep it exactly 0 rather than summing the rounding noise of dK
+    // over positions (which would also drive AdamW steps of order lr).
     const bool key_bias_inert = cfg_.attention == Attention::Softmax && cfg_.position != Position::Rope;
     std::vector<S>& kbias_keep = w.kbias_keep;
     if (key_bias_inert) kbias_keep.assign(G + o.qkvb + C, G + o.qkvb + 2 * C);

@@ -92,7 +92,8 @@ class BasicModel {
   // attention(l): [B,H,T,T] row-major, the attention weights α of head h, query i, key j (the
   //   probabilities under softmax; 0 for j > i).
   const S* attention(int l) const;
-  // values(l): [B,T,C] the value vectors as attention uses them, heads concatenated (head h:
+  // values(l): [B,T,C] the value vectors as attention uses them (under LIMe the mixed values),
+  //   heads concatenated (head h:
   //   columns h·hs … h·hs+hs−1); row n starts at values(l) + n·values_stride() (not contiguous).
   const S* values(int l) const;
   int64_t values_stride() const { return 3 * static_cast<int64_t>(cfg_.d_model); }

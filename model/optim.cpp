@@ -161,6 +161,7 @@ GroupMask updated_groups(const TrainSettings& st) {
   GroupMask mask;
   mask[static_cast<size_t>(ParamGroup::Main)] = st.update != Update::SplinesOnly;
   mask[static_cast<size_t>(ParamGroup::Spline)] = st.update != Update::WeightsOnly && !st.freeze_splines;
+  mask[static_cast<size_t>(ParamGroup::Router)] = st.update != Update::SplinesOnly;
   return mask;
 }
 
@@ -172,11 +173,13 @@ StepResult apply_gradients(Model& model, AdamW& opt, double loss, int64_t s, con
                             : global_norm(model.layout(), model.grads(), mask);
   r.lr = scheduled_lr(st.lr, s, st.warmup, st.steps, st.schedule);
   r.spline_lr = scheduled_lr(st.spline_lr, s, st.warmup, st.steps, st.schedule);
+  r.router_lr = scheduled_lr(st.router_lr, s, st.warmup, st.steps, st.schedule);
   r.finite = std::isfinite(r.loss) && std::isfinite(r.grad_norm);
   if (!r.finite) return r;
   GroupHypers hypers;
   hypers[static_cast<size_t>(ParamGroup::Main)] = {r.lr, st.weight_decay, mask[static_cast<size_t>(ParamGroup::Main)]};
   hypers[static_cast<size_t>(ParamGroup::Spline)] = {r.spline_lr, 0.0, mask[static_cast<size_t>(ParamGroup::Spline)]};
+  hypers[static_cast<size_t>(ParamGroup::Router)] = {r.router_lr, 0.0, mask[static_cast<size_t>(ParamGroup::Router)]};
   opt.step(model.params(), model.grads(), hypers);
   return r;
 }

@@ -65,8 +65,8 @@ class AdamW {
   std::vector<float> m_, v_;
 };
 
-// Which parameters a step updates: all, the weights only (every group but the splines), or the
-// splines only — the two halves of the spline search (weights from one batch, splines from
+// Which parameters a step updates: all, the weights only (every group but the splines: LIMe's
+// routers count as weights), or the splines only — the two halves of the spline search (weights from one batch, splines from
 // another).
 enum class Update { All, WeightsOnly, SplinesOnly };
 
@@ -79,6 +79,7 @@ struct TrainSettings {
   double weight_decay = 0.01;
   double clip = 1.0;  // <= 0: no clipping
   double spline_lr = 1e-2;      // the splines' learning rate, on the same schedule; no weight decay
+  double router_lr = 1e-2;      // LIMe's routers' learning rate, on the same schedule; no weight decay
   bool freeze_splines = false;  // splines never updated (bit-identical), not in the clipping norm
   Update update = Update::All;
 };
@@ -88,6 +89,7 @@ struct StepResult {
   double grad_norm = 0;  // gradient norm before clipping, over the parameters the step updates
   double lr = 0;         // learning rate used for the main group
   double spline_lr = 0;  // learning rate used for the splines
+  double router_lr = 0;  // learning rate used for LIMe's routers
   bool finite = true;    // false: loss or gradient not finite; the parameters were NOT updated
 };
 
@@ -100,7 +102,7 @@ StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int
                       int T, int64_t s, const TrainSettings& settings);
 // The update half of train_step on gradients already in model.grads() (e.g. summed over several
 // models' batches): norm and clipping over the updated groups, then AdamW with the scheduled
-// learning rates (main: lr, splines: spline_lr) on those groups only. `loss` is reported back
+// learning rates (main: lr, splines: spline_lr, routers: router_lr) on those groups only. `loss` is reported back
 // and checked for finiteness.
 StepResult apply_gradients(Model& model, AdamW& opt, double loss, int64_t s, const TrainSettings& settings);
 

@@ -2,9 +2,16 @@
 
 namespace srbench::model {
 
-const char* to_string(ParamGroup g) { return g == ParamGroup::Main ? "main" : "spline"; }
+const char* to_string(ParamGroup g) {
+  switch (g) {
+    case ParamGroup::Main: return "main";
+    case ParamGroup::Spline: return "spline";
+    case ParamGroup::Router: return "router";
+  }
+  return "?";
+}
 
-void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline) {
+void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline, ParamGroup group) {
   ParamInfo p;
   p.name = std::move(name);
   p.shape = std::move(shape);
@@ -12,7 +19,7 @@ void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, 
   for (auto s : p.shape) p.size *= static_cast<size_t>(s);
   p.offset = total_;
   p.decay = decay;
-  p.group = spline == SplineSite::None ? ParamGroup::Main : ParamGroup::Spline;
+  p.group = spline == SplineSite::None ? group : ParamGroup::Spline;
   p.spline = spline;
   total_ += p.size;
   tensors_.push_back(std::move(p));
@@ -43,6 +50,10 @@ ParamLayout::ParamLayout(const ModelConfig& cfg) {
   norm("ln_f");
   add("head.weight", {V, d}, true);
   add("head.bias", {V}, false);
+  if (cfg.lime == Lime::Static)
+    for (int64_t l = 1; l < cfg.layers; ++l)
+      add("blocks." + std::to_string(l) + ".attn.router", {cfg.heads, (l + 1) * cfg.heads}, false, SplineSite::None,
+          ParamGroup::Router);
 
   spline_block_.offset = total_;
   const bool mlp = cfg.mlp_has_spline(), attn = cfg.attn_has_spline();

@@ -12,6 +12,8 @@
 //                ln2.weight [d] (ln2.bias [d])
 //                mlp.fc.weight [m·d,d] mlp.fc.bias [m·d] mlp.proj.weight [d,m·d] mlp.proj.bias [d]
 //   ln_f.weight [d] (ln_f.bias [d])   head.weight [V,d]   head.bias [V]
+//   LIMe (`lime: static`), group Router, no weight decay: per block l >= 1
+//                blocks.{l}.attn.router [H,(l+1)·H]
 //   then the splines, contiguous (spline_block()), group Spline, no weight decay:
 //     share layer: per block l: attn.kernel.values [K] (spline attention), mlp.act.values [K]
 //                  (spline activation), named blocks.{l}.…
@@ -29,9 +31,9 @@
 namespace srbench::model {
 
 // Optimiser groups: each has its own learning rate and weight decay (optim.hpp). The splines'
-// values are "architecture parameters" (model.md). LIMe routers will be their own group.
-enum class ParamGroup { Main = 0, Spline = 1 };  // later: Router
-inline constexpr int kNumParamGroups = 2;
+// values are "architecture parameters" (model.md); LIMe's routers have their own learning rate.
+enum class ParamGroup { Main = 0, Spline = 1, Router = 2 };
+inline constexpr int kNumParamGroups = 3;
 const char* to_string(ParamGroup g);
 
 // Which spline a tensor holds the values of (None: not a spline).
@@ -66,7 +68,8 @@ class ParamLayout {
   Block spline_block() const { return spline_block_; }
 
  private:
-  void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None);
+  void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None,
+           ParamGroup group = ParamGroup::Main);
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;

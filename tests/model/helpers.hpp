@@ -56,6 +56,25 @@ void randomize(model::BasicModel<S>& m, uint64_t seed, double sd = 0.5) {
   }
 }
 
+// The central difference of the loss in parameter i (flat index) with probe h: the parameter is
+// restored afterwards. plus, minus: the losses at x ± h (for one-sided differences).
+struct Probe {
+  double fd = 0, plus = 0, minus = 0;
+};
+template <typename S>
+Probe probe(model::BasicModel<S>& m, const Batch& batch, size_t i, double h) {
+  S& x = m.params()[i];
+  const S x0 = x;
+  Probe p;
+  x = x0 + h;
+  p.plus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
+  x = x0 - h;
+  p.minus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
+  x = x0;
+  p.fd = (p.plus - p.minus) / (2 * h);
+  return p;
+}
+
 // ---- a plain reference forward pass (double, loops only), straight from model.md ----
 struct Reference {
   std::vector<double> logits;  // (B,T,V)
@@ -115,6 +134,7 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
         }
         h[t][i] = v;
       }
+    std::vector<std::vector<std::vector<double>>> raw_k, raw_v;  // LIMe: [layer][t] before mixing
     for (int l = 0; l < c.layers; ++l) {
       const std::string pre = "blocks." + std::to_string(l) + ".";
       std::vector<std::vector<double>> q(T), k(T), v(T);
@@ -123,6 +143,28 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
         q[t] = linear(a, pre + "attn.q", d);
         k[t] = linear(a, pre + "attn.k", d);
         v[t] = linear(a, pre + "attn.v", d);
+      }
+      if (c.lime == Lime::Static) {  // k_{l,i} = Σ_{m≤l} Σ_j W_l[i, m·H + j] k̂_{m,j}, values likewise
+        raw_k.push_back(k);
+        raw_v.push_back(v);
+        if (l >= 1) {
+          const auto W = P(pre + "attn.router");
+          const int cols = (l + 1) * H;
+          for (int t = 0; t < T; ++t)
+            for (int i = 0; i < H; ++i)
+              for (int e = 0; e < hs; ++e) {
+                double sk = 0, sv = 0;
+                for (int m = 0; m <= l; ++m)
+                  for (int j = 0; j < H; ++j) {
+                    sk += W[static_cast<size_t>(i) * cols + m * H + j] * raw_k[m][t][j * hs + e];
+                    sv += W[static_cast<size_t>(i) * cols + m * H + j] * raw_v[m][t][j * hs + e];
+                  }
+                k[t][i * hs + e] = sk;
+                v[t][i * hs + e] = sv;
+              }
+        }
+      }
+      for (int t = 0; t < T; ++t) {
         if (c.position == Position::Rope)
           for (auto* x : {&q[t], &k[t]})
             for (int hh = 0; hh < H; ++hh)

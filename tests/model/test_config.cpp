@@ -41,7 +41,7 @@ TEST_CASE("config: set parses values and names the key on errors") {
   CHECK_THROWS_WITH(c.set("activation", "swish"), Catch::Contains("model.activation") && Catch::Contains("gelu, relu, spline"));
   CHECK_THROWS_WITH(c.set("attention", "linear"),
                     Catch::Contains("model.attention") && Catch::Contains("softmax, spline-score, spline-kernel"));
-  CHECK_THROWS_WITH(c.set("lime", "static"), Catch::Contains("model.lime") && Catch::Contains("not implemented"));
+  CHECK_THROWS_WITH(c.set("lime", "dynamic"), Catch::Contains("model.lime") && Catch::Contains("none, static"));
 }
 
 TEST_CASE("config: YAML round trip") {

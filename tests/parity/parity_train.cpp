@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
       ("lr", po::value(&st.lr)->required(), "base learning rate")
       ("weight-decay", po::value(&st.weight_decay)->required(), "weight decay (matrices, embeddings)")
       ("clip", po::value(&st.clip)->required(), "global-norm clip (<= 0: none)")
-      ("spline-lr", po::value(&st.spline_lr)->default_value(1e-2), "the splines' base learning rate");
+      ("spline-lr", po::value(&st.spline_lr)->default_value(1e-2), "the splines' base learning rate")
+      ("router-lr", po::value(&st.router_lr)->default_value(1e-2), "LIMe's routers' base learning rate");
   try {
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);

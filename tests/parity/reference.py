@@ -134,10 +134,22 @@ def forward(cfg, params, tokens, targets):
     elif position == "sinusoidal":
         h = h + sinusoidal_table(T, d)
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    lime = cfg.get("lime", "none")
+    if lime not in ("none", "static"):
+        raise ValueError(f"lime {lime} is not in this reference")
+    raw_k, raw_v = [], []  # LIMe: every layer's raw keys and values [B,H,T,dh], before RoPE
     for l in range(L):
         pre = f"blocks.{l}"
         a = _norm(h, params, pre + ".ln1", norm)
         q, k, v = (_linear(a, params, f"{pre}.attn.{n}").view(B, T, H, dh).transpose(1, 2) for n in "qkv")
+        if lime == "static":
+            # k_{l,i} = Σ_{m≤l} Σ_j W_l[i, m·H + j] k̂_{m,j}, the same W_l for the values; layer 0 as is
+            raw_k.append(k)
+            raw_v.append(v)
+            if l >= 1:
+                W = params[pre + ".attn.router"]  # [H, (l+1)·H]
+                k = torch.einsum("ic,bctd->bitd", W, torch.cat(raw_k, dim=1))
+                v = torch.einsum("ic,bctd->bitd", W, torch.cat(raw_v, dim=1))
         if position == "rope":
             q, k = _rope(q, T, dh), _rope(k, T, dh)
         if attention == "spline-kernel":

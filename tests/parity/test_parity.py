@@ -14,6 +14,9 @@ use smooth random spline values (φ positive for the |·|-normalised attentions)
 says for splines, judge every gradient by the 99th percentile of its elements' errors (≤ 1e-3)
 with the maximum bounded (≤ 5e-2); the parameters after the AdamW steps likewise (99th
 percentile ≤ 1e-4, maximum ≤ 5e-2). Splines take their own learning rate (--spline-lr).
+LIMe cases (`lime: static`, 3 layers, routers randomised so that every layer mixes every earlier
+one; one case from the identity init) add the routers blocks.{l}.attn.router, judged like any other
+tensor; they take their own learning rate (--router-lr) and no weight decay.
 Prints the worst difference of every tensor; exits 1 on any failure.
 Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skips, without them.
 """
@@ -55,9 +58,16 @@ SPLINE_CASES = [
     ("rope", "layer", "spline", 4, ["attention=spline-kernel", "attn_spline.extrapolate=linear",
                                     "attn_spline.range=1.5", "mlp_spline.share=model", "mlp_spline.init=relu"]),
 ]
+# LIMe cases: (position, norm, activation, heads, --set settings).
+LIME_CASES = [
+    ("rope", "layer", "gelu", 4, ["lime=static", "layers=3"]),
+    ("alibi", "rms", "gelu", 2, ["lime=static", "layers=3"]),
+    ("learned", "layer", "relu", 2, ["lime=static", "layers=3", "lime_init=identity"]),
+    ("rope", "layer", "gelu", 2, ["lime=static", "layers=3", "attention=spline-score"]),
+]
 SPLINE_GRAD_MAX, SPLINE_PARAM_MAX = 5e-2, 5e-2
 TRAIN = dict(steps_run=5, warmup=2, steps=10, lr=1e-2, weight_decay=0.01, betas=(0.9, 0.98), eps=1e-9,
-             spline_lr=3e-3)
+             spline_lr=3e-3, router_lr=2e-2)
 
 failures = []
 summary = {}  # case label -> {column: worst measure}
@@ -86,6 +96,29 @@ def check(label, err, tol, note="", column=None):
 
 def is_spline(name):
     return name.endswith(".values")
+
+
+def is_router(name):
+    return name.endswith(".attn.router")
+
+
+def check_router_init(cfg, params):
+    """model.md: router l [H,(l+1)H] for l ≥ 1; `uniform` U(−a, a), a = √(3/fan_in), fan_in = (l+1)H,
+    `identity` zeros, then the current layer's block set to the identity."""
+    H, ok = cfg["heads"], True
+    names = sorted(n for n in params if is_router(n))
+    ok &= names == [f"blocks.{l}.attn.router" for l in range(1, cfg["layers"])]
+    for name in names:
+        l = int(name.split(".")[1])
+        w = params[name]
+        ok &= tuple(w.shape) == (H, (l + 1) * H)
+        ok &= bool((w[:, l * H:] == torch.eye(H, dtype=w.dtype)).all())
+        rest = w[:, : l * H]
+        if cfg.get("lime_init", "uniform") == "uniform":
+            ok &= float(rest.abs().max()) <= math.sqrt(3.0 / ((l + 1) * H)) and float(rest.abs().max()) > 0
+        else:
+            ok &= bool((rest == 0).all())
+    check(f"router init ({cfg.get('lime_init')})", 0.0 if ok else 1.0, 0.0)
 
 
 def spline_site(name):
@@ -127,10 +160,12 @@ def check_init(path):
     ok = vocab == V and cfg["vocab"] == V
     if any(is_spline(n) for n in params):
         check_spline_init(path, cfg, params)
+    if cfg.get("lime", "none") == "static":
+        check_router_init(cfg, params)
     pools = {0.02: [], 0.02 / math.sqrt(2 * cfg["layers"]): []}
     for name, p in params.items():
         is_norm = name.startswith("ln_f.") or ".ln1." in name or ".ln2." in name
-        if is_spline(name):
+        if is_spline(name) or is_router(name):
             continue
         if name.endswith(".bias"):
             ok &= bool((p == 0).all())
@@ -250,17 +285,20 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, gmax, workdir, s
                 "--steps-run", str(TRAIN["steps_run"]), "--steps", str(TRAIN["steps"]),
                 "--warmup", str(TRAIN["warmup"]), "--schedule", "cosine", "--lr", str(TRAIN["lr"]),
                 "--weight-decay", str(TRAIN["weight_decay"]), "--clip", repr(clip),
-                "--spline-lr", repr(TRAIN["spline_lr"])])
+                "--spline-lr", repr(TRAIN["spline_lr"]), "--router-lr", repr(TRAIN["router_lr"])])
     ours_steps = [dict(zip(line.split()[0::2], map(float, line.split()[1::2]))) for line in text.splitlines()]
 
     cfg, _, params = reference.load_checkpoint(ck)
     leaves = {n: p.clone().requires_grad_(True) for n, p in params.items()}
-    decay = [p for p in leaves.values() if p.dim() >= 2]  # matrices and embeddings
+    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not is_router(n)]  # matrices and embeddings
     no_decay = [p for n, p in leaves.items() if p.dim() < 2 and not is_spline(n)]  # biases, norm weights
     splines = [p for n, p in leaves.items() if is_spline(n)]  # their own lr, no decay
+    routers = [p for n, p in leaves.items() if is_router(n)]  # likewise
     groups = [{"params": decay, "weight_decay": TRAIN["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
     if splines:
         groups.append({"params": splines, "weight_decay": 0.0, "lr": TRAIN["spline_lr"]})
+    if routers:
+        groups.append({"params": routers, "weight_decay": 0.0, "lr": TRAIN["router_lr"]})
     opt = torch.optim.AdamW(groups, lr=TRAIN["lr"], betas=TRAIN["betas"], eps=TRAIN["eps"])
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     for s in range(TRAIN["steps_run"]):
@@ -309,10 +347,10 @@ def main():
     args = ap.parse_args()
     torch.set_default_dtype(torch.float64)
     rng = np.random.default_rng(20261130)
-    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES
+    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES + LIME_CASES
     with tempfile.TemporaryDirectory(prefix="srbench-parity-") as tmp:
         for i, (position, norm, act, heads, extra) in enumerate(cases):
-            spline_case = bool(extra) or act == "spline"
+            spline_case = act == "spline" or any(e.startswith("attention=spline") for e in extra)
             label = f"{position}/{norm}/{act}"
             attention = [e.split("=")[1] for e in extra if e.startswith("attention=")]
             if attention:
@@ -321,16 +359,20 @@ def main():
                 label += "/shared"
             if any("extrapolate=linear" in e for e in extra):
                 label += "/linear"
+            if "lime=static" in extra:
+                label += "/lime" + ("-identity" if "lime_init=identity" in extra else "")
             if args.only and args.only not in label:
                 continue
             current[0] = label
             B, T = (3, 12) if i % 2 == 0 else (2, MAX_LEN)  # T = max_len in half of the cases
-            print(f"== {label}: V {V}, d {D}, heads {heads}, layers {L}, max_len {MAX_LEN}, batch {B}×{T}")
+            layers = next((int(e.split("=")[1]) for e in extra if e.startswith("layers=")), L)
+            print(f"== {label}: V {V}, d {D}, heads {heads}, layers {layers}, max_len {MAX_LEN}, batch {B}×{T}")
             ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
-            run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck,
-                 "--set", f"d_model={D}", "--set", f"heads={heads}", "--set", f"layers={L}",
-                 "--set", f"max_len={MAX_LEN}", "--set", f"position={position}", "--set", f"norm={norm}",
-                 "--set", f"activation={act}"] + [a for e in extra for a in ("--set", e)])
+            settings = dict(d_model=D, heads=heads, layers=L, max_len=MAX_LEN, position=position, norm=norm,
+                            activation=act)
+            settings.update(e.split("=", 1) for e in extra)  # a case's own settings win
+            run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
+                [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
             check_init(ck)
             randomise(ck, rng)
             tokens, targets = write_batch(batch, rng, B, T)
