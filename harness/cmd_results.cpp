@@ -176,20 +176,27 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics]: statistics across seeds\n"
-      "of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors]: statistics\n"
+      "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
-  bool diagnostics = false;
+  bool diagnostics = false, lengths = false, errors = false;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
       ("diagnostics", po::bool_switch(&diagnostics),
        "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
        "entropy per layer; mean over seeds)")
+      ("lengths", po::bool_switch(&lengths),
+       "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
+       "lengths beyond training (ood_length_acc), mean and max over seeds")
+      ("errors", po::bool_switch(&errors),
+       "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
+       "mean, std, min, median and max over seeds")
       ("file", po::value(&file), "suite file (positional)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
+  if (diagnostics + lengths + errors > 1) throw UsageError("--diagnostics, --lengths and --errors exclude each other");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
   SuiteFile suite;
@@ -203,7 +210,10 @@ int cmd_report(const Args& args) {
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
-  std::cout << (diagnostics ? format_diagnostics_report(groups, *format, title) : format_report(groups, *format, title));
+  if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
+  else if (lengths) std::cout << format_length_report(groups, *format, title);
+  else if (errors) std::cout << format_error_report(groups, *format, title);
+  else std::cout << format_report(groups, *format, title);
   return 0;
 }
 
