@@ -7,6 +7,8 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
   acc_vs_length_<entry>.png   seq_acc of condition id vs evaluation length, one line per
                               (model, grid) variant: mean over seeds, band min..max over seeds
   curves_<entry>.png          val_acc and train_loss vs step (mean over seeds, band min..max)
+  token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
+                              one dot per seed, per group
   shortcut_gap.png            shortcut_gap per (entry, variant): mean over seeds, bars min..max
   transfer.png                /transfer: id_acc_delta and steps_ratio heatmaps
   splines_<source>.png        learned splines (/runs/<id>/splines, /splines/<search>) against
@@ -16,7 +18,7 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
   attn_entropy.png            diag/attn_entropy [layers, heads] per group, mean over seeds
 
 Each kind is a data function (accuracy_by_length, training_curves, shortcut_gaps, transfer_matrix,
-splines, routers, diag_means) and a plot_* function that draws exactly that data; render_all
+splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
 returns the data by kind, so a test can compare what is drawn with the file.
 Needs h5py, numpy and matplotlib (Debian's /usr/bin/python3).
 """
@@ -74,9 +76,9 @@ def groups_of(runs):
 
 
 def save(fig, path, written):
+    fig.set_dpi(DPI)
     fig.savefig(path, dpi=DPI)
-    w, h = fig.get_size_inches()
-    written.append((path, (int(round(w * DPI)), int(round(h * DPI)))))
+    written.append((path, tuple(fig.canvas.get_width_height())))  # the pixels Agg writes
     plt.close(fig)
 
 
@@ -416,7 +418,7 @@ def plot_value_entropy(data, out_dir, written):
 def plot_attn_entropy(data, out_dir, written):
     keys = list(data)
     rows, cols = grid_shape(len(keys), 6)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.4 * cols, 1.9 * rows + 0.6), squeeze=False, constrained_layout=True)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(5.0, 2.4 * cols), 1.9 * rows + 1.2), squeeze=False, constrained_layout=True)
     im = None
     for ax, key in zip(axes.flat, keys):
         m = np.atleast_2d(data[key])
@@ -429,9 +431,62 @@ def plot_attn_entropy(data, out_dir, written):
         ax.tick_params(labelsize=5)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
-    fig.colorbar(im, ax=axes, shrink=0.6, label="attention entropy (1 = uniform, 0 = one key)")
-    fig.suptitle("attention entropy per head (mean over seeds)", fontsize=9)
+    fig.colorbar(im, ax=axes, shrink=0.6, label="attention entropy")
+    fig.suptitle("attention entropy per head, mean over seeds (1 = uniform, 0 = one key)", fontsize=9)
     save(fig, os.path.join(out_dir, "attn_entropy.png"), written)
+
+
+# ---- error rate at scored positions ---------------------------------------------------------------
+
+def token_errors(f, runs):
+    """{(entry, model, grid): {"cells": ["cond @ length", ...], "errors": [seeds, cells]}}: 1 - token_acc
+    (ffl: the error rate at the reads) per seed, cells ordered by condition index then length."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        per_seed = []
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "eval" not in g or g["eval/length"].shape[0] == 0:
+                continue
+            conds = [text(c) for c in g["eval/conditions"][:]]
+            L, C, T = g["eval/length"][:], g["eval/condition"][:], g["eval/token_acc"][:]
+            per_seed.append({(int(c), int(l)): (conds[int(c)], 1.0 - float(t)) for l, c, t in zip(L, C, T)})
+        if not per_seed:
+            continue
+        cells = sorted(set().union(*per_seed))
+        labels = {}
+        for s in per_seed:
+            for k, (name, _) in s.items():
+                labels[k] = f"{name} @ {k[1]}"
+        errors = np.array([[s[k][1] if k in s else np.nan for k in cells] for s in per_seed])
+        out[key] = {"cells": [labels[k] for k in cells], "errors": errors}
+    return out
+
+
+def plot_token_errors(data, out_dir, written):
+    keys = list(data)
+    rows, cols = grid_shape(len(keys), 4)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(6.4, 4.2 * cols), 3.4 * rows + 0.4), squeeze=False, constrained_layout=True)
+    for ax, key in zip(axes.flat, keys):
+        d = data[key]
+        e = d["errors"]
+        x = np.arange(len(d["cells"]))
+        floor = 1e-4  # zero errors drawn at the floor
+        for i in range(e.shape[0]):
+            ax.scatter(x + (i - (e.shape[0] - 1) / 2) * 0.06, np.maximum(e[i], floor), s=10, alpha=0.8)
+        with np.errstate(all="ignore"):
+            ax.scatter(x, np.maximum(np.nanmean(e, axis=0), floor), marker="_", s=300, color="k", label="mean")
+        ax.set_yscale("log")
+        ax.set_ylim(floor / 2, 1.5)
+        ax.set_xticks(x)
+        ax.set_xticklabels(d["cells"], rotation=30, fontsize=6, ha="right")
+        ax.set_title(f"{key[0]} {variant_label(key[1], key[2])}", fontsize=7)
+        ax.set_ylabel("error rate at scored positions", fontsize=7)
+        ax.grid(alpha=0.3, which="both")
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.suptitle("error rate 1 - token_acc per condition and length\n(dots: seeds; bar: mean; zero drawn at 1e-4)", fontsize=9)
+    save(fig, os.path.join(out_dir, "token_error.png"), written)
 
 
 # ---- main -----------------------------------------------------------------------------------------
@@ -449,6 +504,7 @@ def render_all(path, out_dir):
              "no evaluation rows; skipping accuracy vs length"),
             ("training_curves", training_curves(f, runs), plot_training_curves,
              "no training curves; skipping training curves"),
+            ("token_error", token_errors(f, runs), plot_token_errors, "no evaluation rows; skipping error rates"),
             ("shortcut_gap", shortcut_gaps(runs), plot_shortcut_gap, "no shortcut_gap defined; skipping shortcut gap"),
             ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
             ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),

@@ -135,7 +135,7 @@ def main():
             check(f"skipping {kind}" in notes, f"note for skipped {kind} printed")
         names = sorted(os.path.basename(p) for p, _ in written)
         check(names == sorted(os.listdir(out1)), f"written list {names} matches the folder")
-        check(names == sorted(["acc_vs_length_parity.png", "curves_parity.png", "shortcut_gap.png",
+        check(names == sorted(["acc_vs_length_parity.png", "curves_parity.png", "shortcut_gap.png", "token_error.png",
                                "value_entropy.png", "attn_entropy.png"]), f"figures of the real file: {names}")
         fixed = {"acc_vs_length_parity.png": (640, 420), "curves_parity.png": (1000, 380),
                  "value_entropy.png": (750, 440)}
@@ -174,6 +174,17 @@ def main():
                 # shortcut gap from the summary table
                 gaps = np.array([r["shortcut_gap"] for r in rows if r["model"] == model])
                 close(data["shortcut_gap"][key], (gaps.mean(), gaps.min(), gaps.max()), f"{model} shortcut gap")
+                # error rate at scored positions: id at 2, 4, 8, then p1=0.9 at the training lengths 2, 4
+                errs = []
+                for rid in ids:
+                    g = f["runs"][rid]["eval"]
+                    conds = [c.decode() for c in g["conditions"][:]]
+                    cell = {(conds[c], l): 1 - t for l, c, t in zip(g["length"][:], g["condition"][:], g["token_acc"][:])}
+                    errs.append([cell[("id", 2)], cell[("id", 4)], cell[("id", 8)], cell[("p1=0.9", 2)],
+                                 cell[("p1=0.9", 4)]])
+                te = data["token_error"][key]
+                check(te["cells"] == ["id @ 2", "id @ 4", "id @ 8", "p1=0.9 @ 2", "p1=0.9 @ 4"], f"{model} error cells {te['cells']}")
+                close(te["errors"], errs, f"{model} plotted error rates")
                 ve = np.mean([f["runs"][rid]["diag/value_entropy"][:] for rid in ids], axis=0)
                 close(data["value_entropy"][key], ve, f"{model} value entropy")
                 ae = np.mean([f["runs"][rid]["diag/attn_entropy"][:] for rid in ids], axis=0)
