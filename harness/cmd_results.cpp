@@ -208,10 +208,10 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics]: statistics across seeds\n"
-      "of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer]: statistics\n"
+      "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
-  bool diagnostics = false, transfer_only = false;
+  bool diagnostics = false, transfer_only = false, lengths = false, errors = false;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
@@ -220,10 +220,18 @@ int cmd_report(const Args& args) {
        "entropy per layer; mean over seeds)")
       ("transfer", po::bool_switch(&transfer_only),
        "print only the transfer matrix of spline searches (table and markdown print it after the report)")
+      ("lengths", po::bool_switch(&lengths),
+       "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
+       "lengths beyond training (ood_length_acc), mean and max over seeds")
+      ("errors", po::bool_switch(&errors),
+       "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
+       "mean, std, min, median and max over seeds")
       ("file", po::value(&file), "suite file (positional)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
+  if (diagnostics + lengths + errors + transfer_only > 1)
+    throw UsageError("--diagnostics, --lengths, --errors and --transfer exclude each other");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
   SuiteFile suite;
@@ -240,6 +248,8 @@ int cmd_report(const Args& args) {
   const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
   if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
   else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
+  else if (lengths) std::cout << format_length_report(groups, *format, title);
+  else if (errors) std::cout << format_error_report(groups, *format, title);
   else std::cout << format_report(groups, *format, title) << (*format == ReportFormat::csv ? "" : transfer);
   return 0;
 }

@@ -405,19 +405,22 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
 
     // Evaluation cells keyed by (condition label, length); conditions in order of first appearance.
     std::vector<std::string> conds;
-    std::map<std::pair<size_t, int64_t>, std::pair<std::vector<double>, std::vector<double>>> cells;
+    using Values = std::vector<double>;  // seq_acc, bits per byte, token error
+    std::map<std::pair<size_t, int64_t>, std::tuple<Values, Values, Values>> cells;
     for (const RunResult* r : rs)
       for (const auto& e : r->eval) {
         const std::string& label = r->conditions.at(static_cast<size_t>(e.condition));
         auto it = std::find(conds.begin(), conds.end(), label);
         const size_t ci = static_cast<size_t>(it - conds.begin());
         if (it == conds.end()) conds.push_back(label);
-        auto& [acc, bpb] = cells[{ci, e.length}];
+        auto& [acc, bpb, err] = cells[{ci, e.length}];
         acc.push_back(e.seq_acc);
         if (r->bits_per_byte) bpb.push_back(e.loss / std::log(2.0));
+        err.push_back(1.0 - e.token_acc);
       }
     for (const auto& [key, values] : cells)
-      g.eval.push_back({key.second, conds[key.first], seed_stats(values.first), seed_stats(values.second)});
+      g.eval.push_back({key.second, conds[key.first], seed_stats(std::get<0>(values)), seed_stats(std::get<1>(values)),
+                        seed_stats(std::get<2>(values))});
     g.diag = aggregate_diagnostics(rs);
     groups.push_back(std::move(g));
   }
@@ -535,6 +538,130 @@ std::string format_transfer(const TransferMatrix& t, ReportFormat format) {
     for (size_t j = 0; j < row.size(); ++j) os << (j ? "  " : "") << (j ? pad_left(row[j], w[j]) : pad_right(row[j], w[j]));
     os << "\n";
   }
+  return os.str();
+}
+
+// ---- per-length accuracy and error rates (report --lengths, --errors) ---------------------------
+
+namespace {
+
+// A header and rows of cells as an aligned text table (left-aligned first `label_cols` columns)
+// or a markdown table.
+std::string render_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows,
+                        ReportFormat format, size_t label_cols) {
+  std::ostringstream os;
+  if (format == ReportFormat::markdown) {
+    md_header(os, head);
+    for (const auto& r : rows) md_row(os, r);
+    return os.str();
+  }
+  std::vector<size_t> w(head.size(), 0);
+  for (size_t i = 0; i < head.size(); ++i) w[i] = width(head[i]);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += (i ? "  " : "") + (i < label_cols ? pad_right(cells[i], w[i]) : pad_left(cells[i], w[i]));
+    os << out.substr(0, out.find_last_not_of(' ') + 1) << "\n";
+  };
+  line(head);
+  for (const auto& r : rows) line(r);
+  return os.str();
+}
+
+std::string report_heading(const std::string& title, ReportFormat format) {
+  if (title.empty()) return "";
+  if (format != ReportFormat::markdown) return title + "\n\n";
+  const auto nl = title.find('\n');
+  return "## " + title.substr(0, nl) + "\n\n" + (nl == std::string::npos ? "" : title.substr(nl + 1) + "\n\n");
+}
+
+const SeedStats* metric_stats(const GroupReport& g, const std::string& name) {
+  for (const auto& m : g.metrics)
+    if (m.name == name) return &m.stats;
+  return nullptr;
+}
+
+// "mean / max" of accuracies; blank when no seed has the value.
+std::string mean_max_text(const SeedStats* s) {
+  if (!s || s->n == 0) return "";
+  return fixed(s->mean, 3) + " / " + fixed(s->max, 3);
+}
+
+void csv_stats(std::ostream& os, const GroupReport& g, const std::vector<std::string>& keys, const SeedStats& s) {
+  os << csv_field(g.task) << "," << csv_field(g.entry) << "," << csv_field(g.model) << "," << csv_field(g.grid);
+  for (const auto& k : keys) os << "," << csv_field(k);
+  os << "," << s.n << "," << exact(s.mean) << "," << exact(s.std) << "," << exact(s.min) << "," << exact(s.median)
+     << "," << exact(s.max) << "\n";
+}
+
+}  // namespace
+
+std::string format_length_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                 const std::string& title) {
+  std::set<int64_t> all;
+  for (const auto& g : groups)
+    for (const auto& c : g.eval)
+      if (c.condition == "id") all.insert(c.length);
+  const std::vector<int64_t> lengths(all.begin(), all.end());
+  std::ostringstream os;
+  if (format == ReportFormat::csv) {
+    os << "task,entry,model,grid,quantity,length,n,mean,std,min,median,max\n";
+    for (const auto& g : groups) {
+      for (const auto& c : g.eval)
+        if (c.condition == "id") csv_stats(os, g, {"seq_acc", std::to_string(c.length)}, c.seq_acc);
+      if (const SeedStats* ood = metric_stats(g, "ood_length_acc")) csv_stats(os, g, {"ood_length_acc", ""}, *ood);
+    }
+    return os.str();
+  }
+  os << report_heading(title, format);
+  os << "seq_acc of condition id per evaluated length, mean / max over seeds; ood = each run's mean over the\n"
+        "lengths beyond its training range, then mean / max over seeds\n\n";
+  std::vector<std::string> head = {"entry", "model", "grid"};
+  for (const auto len : lengths) head.push_back(std::to_string(len));
+  head.push_back("ood mean / max");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.entry, g.model, g.grid};
+    for (const auto len : lengths) {
+      const EvalCell* c = find_cell(g, len, "id");
+      row.push_back(mean_max_text(c ? &c->seq_acc : nullptr));
+    }
+    row.push_back(mean_max_text(metric_stats(g, "ood_length_acc")));
+    rows.push_back(row);
+  }
+  os << render_rows(head, rows, format, 3);
+  return os.str();
+}
+
+std::string format_error_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                const std::string& title) {
+  std::ostringstream os;
+  if (format == ReportFormat::csv) {
+    os << "task,entry,model,grid,condition,length,n,mean,std,min,median,max\n";
+    for (const auto& g : groups)
+      for (const auto& c : g.eval) csv_stats(os, g, {c.condition, std::to_string(c.length)}, c.token_error);
+    return os.str();
+  }
+  os << report_heading(title, format);
+  os << "error rate at scored positions (1 - token_acc; ffl: at the reads), over seeds\n\n";
+  const std::vector<std::string> head = {"entry", "model", "grid", "condition", "length", "n",
+                                         "mean", "std", "min", "median", "max"};
+  std::vector<std::vector<std::string>> rows;
+  auto err = [](double v) {  // small rates: scientific below 1e-3
+    if (std::isnan(v)) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v != 0 && v < 1e-3 ? "%.2e" : "%.4f", v);
+    return std::string(buf);
+  };
+  for (const auto& g : groups)
+    for (const auto& c : g.eval) {
+      const SeedStats& s = c.token_error;
+      rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length), std::to_string(s.n),
+                      err(s.mean), err(s.std), err(s.min), err(s.median), err(s.max)});
+    }
+  os << render_rows(head, rows, format, 4);
   return os.str();
 }
 

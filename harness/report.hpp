@@ -28,6 +28,7 @@ struct EvalCell {
   std::string condition;  // "id", "p1=0.9", "train"
   SeedStats seq_acc;
   SeedStats bits_per_byte;  // loss / ln 2; only for runs that report bits per byte (n = 0 otherwise)
+  SeedStats token_error;    // 1 − token_acc: the error rate at scored positions (ffl: at reads)
 };
 
 // The diagnostics (harness.md, "Diagnostics") of a group's runs, each value over the seeds.
@@ -75,6 +76,18 @@ std::string format_diagnostics_report(const std::vector<GroupReport>& groups, Re
 // The csv form's metric name of a diagnostic: "attn_entropy[layer=1,head=0]" (head < 0:
 // a per-layer value, "value_entropy[layer=1]").
 std::string diag_metric_name(const std::string& quantity, int layer, int head = -1);
+
+// `srbench report --lengths`: per group, seq_acc of condition `id` at every evaluated length
+// (mean and max over seeds) and ood_length_acc — each run's mean over the lengths beyond its
+// training range — mean and max over seeds: the Chomsky-hierarchy benchmark's view. Columns are
+// the union of the groups' lengths; csv has one row per (group, length) and one ood row.
+std::string format_length_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                 const std::string& title = "");
+
+// `srbench report --errors`: per group, condition and length, the error rate at scored positions
+// (1 − token_acc; for ffl the positions are the reads) over seeds: mean, std, min, median, max.
+std::string format_error_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                const std::string& title = "");
 
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);

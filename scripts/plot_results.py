@@ -1,0 +1,545 @@
+#!/usr/bin/python3
+"""Figures from an srbench suite file (HDF5), reading nothing but the file.
+
+    /usr/bin/python3 scripts/plot_results.py results/shortcuts.h5 --out docs/figures/shortcuts
+
+Writes PNGs (each kind skipped, with a printed note, when the file has nothing for it):
+  acc_vs_length_<entry>.png   seq_acc of condition id vs evaluation length, one line per
+                              (model, grid) variant: mean over seeds, band min..max over seeds
+  curves_<entry>.png          val_acc and train_loss vs step (mean over seeds, band min..max)
+  token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
+                              one dot per seed, per group
+  shortcut_gap.png            shortcut_gap per (entry, variant): mean over seeds, bars min..max
+  transfer.png                /transfer: id_acc_delta and steps_ratio heatmaps
+  splines_<source>.png        learned splines (/runs/<id>/splines, /splines/<search>) against
+                              their reference: GeLU (mlp), exp (spline-score) or elu+1 (spline-kernel)
+  routers_<group>.png         LIMe router weights per layer (/runs/<id>/routers/layer<l>), mean over seeds
+  value_entropy.png           diag/value_entropy per layer, mean over seeds, one line per group
+  attn_entropy.png            diag/attn_entropy [layers, heads] per group, mean over seeds
+
+Each kind is a data function (accuracy_by_length, training_curves, shortcut_gaps, transfer_matrix,
+splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
+returns the data by kind, so a test can compare what is drawn with the file.
+Needs h5py, numpy and matplotlib (Debian's /usr/bin/python3).
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+DPI = 100
+
+
+def text(v):
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def safe_name(s):
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", s).strip("_") or "x"
+
+
+def variant_label(model, grid):
+    """"learned layers=2 output=states" for model learned, grid "model.layers=2 params.output=states"."""
+    short = re.sub(r"\b(model|params|train|eval)\.", "", grid or "")
+    return model + (" " + short if short else "")
+
+
+def read_runs(f):
+    """The summary rows as dicts (strings decoded), in file order."""
+    if "summary" not in f:
+        return []
+    table = f["summary"][:]
+    rows = []
+    for r in table:
+        row = {}
+        for name in table.dtype.names:
+            v = r[name]
+            row[name] = text(v) if isinstance(v, (bytes, str)) else v.item()
+        rows.append(row)
+    return rows
+
+
+def groups_of(runs):
+    """{(entry, model, grid): [run rows]} in order of first appearance."""
+    out = {}
+    for r in runs:
+        out.setdefault((r["entry"], r["model"], r["grid"]), []).append(r)
+    return out
+
+
+def save(fig, path, written):
+    fig.set_dpi(DPI)
+    fig.savefig(path, dpi=DPI)
+    written.append((path, tuple(fig.canvas.get_width_height())))  # the pixels Agg writes
+    plt.close(fig)
+
+
+def seed_band(values):
+    """mean, min, max over axis 0 ignoring NaN (all-NaN columns stay NaN)."""
+    a = np.asarray(values, dtype=float)
+    with np.errstate(all="ignore"):
+        ok = ~np.all(np.isnan(a), axis=0)
+        mean = np.full(a.shape[1], np.nan)
+        lo = np.full(a.shape[1], np.nan)
+        hi = np.full(a.shape[1], np.nan)
+        mean[ok] = np.nanmean(a[:, ok], axis=0)
+        lo[ok] = np.nanmin(a[:, ok], axis=0)
+        hi[ok] = np.nanmax(a[:, ok], axis=0)
+    return mean, lo, hi
+
+
+def grid_shape(n, cols_max=4):
+    cols = min(n, cols_max)
+    return int(math.ceil(n / cols)), cols
+
+
+# ---- accuracy vs length -------------------------------------------------------------------------
+
+def accuracy_by_length(f, runs):
+    """{(entry, model, grid): {lengths, mean, min, max}} over the seeds, condition id."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        per_seed = []
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "eval" not in g or g["eval/length"].shape[0] == 0:
+                continue
+            conds = [text(c) for c in g["eval/conditions"][:]]
+            if "id" not in conds:
+                continue
+            cid = conds.index("id")
+            L, C, A = g["eval/length"][:], g["eval/condition"][:], g["eval/seq_acc"][:]
+            per_seed.append({int(l): float(a) for l, c, a in zip(L, C, A) if c == cid})
+        if not per_seed:
+            continue
+        lengths = sorted(set().union(*per_seed))
+        values = [[s.get(l, np.nan) for l in lengths] for s in per_seed]
+        mean, lo, hi = seed_band(values)
+        out[key] = {"lengths": np.array(lengths), "mean": mean, "min": lo, "max": hi}
+    return out
+
+
+def plot_accuracy_vs_length(data, out_dir, written):
+    entries = list(dict.fromkeys(k[0] for k in data))
+    for entry in entries:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2), constrained_layout=True)
+        for key, d in data.items():
+            if key[0] != entry:
+                continue
+            line, = ax.plot(d["lengths"], d["mean"], marker="o", label=variant_label(key[1], key[2]))
+            ax.fill_between(d["lengths"], d["min"], d["max"], color=line.get_color(), alpha=0.2)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("evaluation length n")
+        ax.set_ylabel("seq_acc (condition id)")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_title(f"{entry}: accuracy vs length (mean, band min..max over seeds)", fontsize=9)
+        ax.legend(fontsize=6, ncol=2)
+        ax.grid(alpha=0.3)
+        save(fig, os.path.join(out_dir, f"acc_vs_length_{safe_name(entry)}.png"), written)
+
+
+# ---- training curves ----------------------------------------------------------------------------
+
+def training_curves(f, runs):
+    """{(entry, model, grid): {step, val_acc: (mean, min, max), train_loss: (mean, min, max)}}."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        curves = []
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "curve" in g and g["curve/step"].shape[0] > 0:
+                curves.append({q: g["curve/" + q][:] for q in ("step", "val_acc", "train_loss")})
+        if not curves:
+            continue
+        steps = sorted(set().union(*[set(c["step"].tolist()) for c in curves]))
+        d = {"step": np.array(steps)}
+        for q in ("val_acc", "train_loss"):
+            values = [[dict(zip(c["step"].tolist(), c[q].tolist())).get(s, np.nan) for s in steps] for c in curves]
+            d[q] = seed_band(values)
+        out[key] = d
+    return out
+
+
+def plot_training_curves(data, out_dir, written):
+    for entry in dict.fromkeys(k[0] for k in data):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
+        for key, d in data.items():
+            if key[0] != entry:
+                continue
+            for ax, q in zip(axes, ("val_acc", "train_loss")):
+                mean, lo, hi = d[q]
+                line, = ax.plot(d["step"], mean, label=variant_label(key[1], key[2]))
+                ax.fill_between(d["step"], lo, hi, color=line.get_color(), alpha=0.2)
+        axes[0].set_ylabel("val_acc (ID validation set)")
+        axes[0].set_ylim(-0.03, 1.03)
+        axes[1].set_ylabel("train loss")
+        axes[1].set_yscale("log")
+        for ax in axes:
+            ax.set_xlabel("step")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=6, ncol=2)
+        fig.suptitle(f"{entry}: training curves (mean, band min..max over seeds)", fontsize=9)
+        save(fig, os.path.join(out_dir, f"curves_{safe_name(entry)}.png"), written)
+
+
+# ---- shortcut gap -------------------------------------------------------------------------------
+
+def shortcut_gaps(runs):
+    """{(entry, model, grid): (mean, min, max)} of shortcut_gap over the seeds where defined."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        v = np.array([r["shortcut_gap"] for r in rs], dtype=float)
+        v = v[~np.isnan(v)]
+        if v.size:
+            out[key] = (float(v.mean()), float(v.min()), float(v.max()))
+    return out
+
+
+def plot_shortcut_gap(data, out_dir, written):
+    entries = list(dict.fromkeys(k[0] for k in data))
+    variants = list(dict.fromkeys((k[1], k[2]) for k in data))
+    width = 0.8 / len(variants)
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.5 * len(entries) * max(1, len(variants) / 3) + 2.5), 4.4),
+                           constrained_layout=True)
+    for j, (model, grid) in enumerate(variants):
+        xs, ms, err_lo, err_hi = [], [], [], []
+        for i, e in enumerate(entries):
+            if (e, model, grid) in data:
+                m, lo, hi = data[(e, model, grid)]
+                xs.append(i + (j - (len(variants) - 1) / 2) * width)
+                ms.append(m)
+                err_lo.append(m - lo)
+                err_hi.append(hi - m)
+        ax.bar(xs, ms, width, yerr=[err_lo, err_hi], capsize=1.5, label=variant_label(model, grid))
+    ax.set_xticks(range(len(entries)))
+    ax.set_xticklabels(entries, rotation=20, fontsize=8)
+    ax.set_ylabel("shortcut_gap = id_acc - min(ood, shift)")
+    ax.set_ylim(-1.03, 1.03)
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_title("shortcut gap per variant (mean over seeds, bars min..max)", fontsize=9)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    save(fig, os.path.join(out_dir, "shortcut_gap.png"), written)
+
+
+# ---- transfer matrix ----------------------------------------------------------------------------
+
+def transfer_matrix(f):
+    if "transfer" not in f:
+        return None
+    t = f["transfer"]
+    return {"searched_on": [text(s) for s in t["searched_on"][:]],
+            "trained_on": [text(s) for s in t["trained_on"][:]],
+            "id_acc_delta": np.asarray(t["id_acc_delta"][:], dtype=float),
+            "steps_ratio": np.asarray(t["steps_ratio"][:], dtype=float)}
+
+
+def plot_transfer(data, out_dir, written):
+    R, C = len(data["searched_on"]), len(data["trained_on"])
+    fig, axes = plt.subplots(1, 2, figsize=(max(8, 1.6 * C + 4), max(3.5, 0.6 * R + 2)), constrained_layout=True)
+    for ax, q, cmap in zip(axes, ("id_acc_delta", "steps_ratio"), ("RdBu", "viridis")):
+        m = data[q]
+        if q == "id_acc_delta":
+            lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1.0
+            im = ax.imshow(m, cmap=cmap, vmin=-lim, vmax=lim)
+        else:
+            im = ax.imshow(m, cmap=cmap)
+        for i in range(R):
+            for j in range(C):
+                ax.text(j, i, "-" if np.isnan(m[i, j]) else f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(C))
+        ax.set_xticklabels(data["trained_on"], rotation=30, fontsize=7)
+        ax.set_yticks(range(R))
+        ax.set_yticklabels(data["searched_on"], fontsize=7)
+        ax.set_xlabel("trained on")
+        ax.set_ylabel("spline searched on")
+        ax.set_title(q, fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    save(fig, os.path.join(out_dir, "transfer.png"), written)
+
+
+# ---- splines --------------------------------------------------------------------------------------
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def elu1(x):
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def attention_of(config_yaml):
+    """model.attention of a resolved config (YAML text), without a YAML parser: the `attention:` key."""
+    m = re.search(r"^\s*attention:\s*([A-Za-z0-9_-]+)", config_yaml or "", re.M)
+    return m.group(1) if m else None
+
+
+def spline_reference(param, attention):
+    """(name, function) the spline is compared with: GeLU for MLP splines, exp for spline-score,
+    elu+1 for spline-kernel attention."""
+    if "mlp" in param:
+        return "GeLU", gelu
+    if attention == "spline-kernel":
+        return "elu+1", elu1
+    return "exp", np.exp
+
+
+def spline_points(ds):
+    R = float(np.asarray(ds.attrs["range"]).reshape(-1)[0])
+    K = int(np.asarray(ds.attrs["keypoints"]).reshape(-1)[0])
+    values = np.asarray(ds[:], dtype=float).reshape(-1)
+    if values.size != K:
+        raise ValueError(f"{ds.name}: {values.size} values but attribute keypoints = {K}")
+    x = -R + np.arange(K) * (2.0 * R / (K - 1))
+    return x, values
+
+
+def splines(f, runs):
+    """{source: {param: {"x", "values": [per seed], "reference", "ref"}}}; source is a group label
+    (entry · variant, seeds overlaid) or "search <name>"."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "splines" not in g:
+                continue
+            attention = attention_of(text(g.attrs.get("config", "")))
+            src = out.setdefault(key[0] + " " + variant_label(key[1], key[2]), {})
+            for param in g["splines"]:
+                x, v = spline_points(g["splines"][param])
+                name, fn = spline_reference(param, attention)
+                d = src.setdefault(param, {"x": x, "values": [], "reference": name, "ref": fn(x)})
+                d["values"].append(v)
+    if "splines" in f:
+        for search in f["splines"]:
+            sg = f["splines"][search]
+            attention = attention_of(text(sg.attrs.get("config", "")))
+            src = out.setdefault("search " + search, {})
+            for param in sg:
+                x, v = spline_points(sg[param])
+                name, fn = spline_reference(param, attention)
+                src[param] = {"x": x, "values": [v], "reference": name, "ref": fn(x)}
+    return out
+
+
+def plot_splines(data, out_dir, written):
+    for source, params in data.items():
+        names = list(params)
+        rows, cols = grid_shape(len(names), 3)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.0 * rows), squeeze=False, constrained_layout=True)
+        for ax, param in zip(axes.flat, names):
+            d = params[param]
+            ax.plot(d["x"], d["ref"], "k--", lw=1, label=d["reference"])
+            for i, v in enumerate(d["values"]):
+                ax.plot(d["x"], v, lw=1.2, label="learned" if i == 0 else None)
+            lo, hi = np.min([np.min(v) for v in d["values"]]), np.max([np.max(v) for v in d["values"]])
+            pad = 0.1 * (hi - lo + 1e-9)
+            ax.set_ylim(min(lo, np.min(d["ref"][d["ref"] < 1e6])) - pad, hi + pad if d["reference"] != "exp"
+                        else max(hi, 3.0) + pad)
+            ax.set_title(param, fontsize=7)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6)
+        for ax in list(axes.flat)[len(names):]:
+            ax.axis("off")
+        fig.suptitle(f"splines: {source} (seeds overlaid)", fontsize=9)
+        save(fig, os.path.join(out_dir, f"splines_{safe_name(source)}.png"), written)
+
+
+# ---- LIMe routers, value and attention entropy ---------------------------------------------------
+
+def routers(f, runs):
+    """{(entry, model, grid): {layer: mean [H, (l+1)H] over seeds}}."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        per_layer = {}
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "routers" not in g:
+                continue
+            for name in g["routers"]:
+                m = re.fullmatch(r"layer(\d+)", name)
+                if m:
+                    per_layer.setdefault(int(m.group(1)), []).append(np.asarray(g["routers"][name][:], dtype=float))
+        if per_layer:
+            out[key] = {l: np.mean(v, axis=0) for l, v in sorted(per_layer.items())}
+    return out
+
+
+def plot_routers(data, out_dir, written):
+    for key, layers in data.items():
+        n = len(layers)
+        fig, axes = plt.subplots(1, n, figsize=(max(4.0, 2.6 * n + 1.5), 3.2), squeeze=False, constrained_layout=True)
+        for ax, (l, w) in zip(axes.flat, layers.items()):
+            lim = np.max(np.abs(w)) or 1.0
+            im = ax.imshow(w, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+            ax.set_title(f"layer {l}: [{w.shape[0]}, {w.shape[1]}]", fontsize=8)
+            ax.set_xlabel("source (layer, head)", fontsize=7)
+            ax.set_ylabel("head", fontsize=7)
+            fig.colorbar(im, ax=ax, shrink=0.8)
+        fig.suptitle(f"LIMe router weights: {key[0]} {variant_label(key[1], key[2])} (mean over seeds)", fontsize=9)
+        save(fig, os.path.join(out_dir, f"routers_{safe_name('_'.join(k for k in key if k))}.png"), written)
+
+
+def diag_means(f, runs, quantity):
+    """{(entry, model, grid): mean over the seeds with diagnostics of diag/<quantity>}."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        vals = []
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "diag" in g and quantity in g["diag"] and g["diag"][quantity].size > 0:
+                vals.append(np.asarray(g["diag"][quantity][:], dtype=float))
+        if vals and all(v.shape == vals[0].shape for v in vals):
+            out[key] = np.mean(vals, axis=0)
+    return out
+
+
+def plot_value_entropy(data, out_dir, written):
+    fig, ax = plt.subplots(figsize=(7.5, 4.4), constrained_layout=True)
+    for key, v in data.items():
+        ax.plot(np.arange(v.size), v, marker="o", label=f"{key[0]} {variant_label(key[1], key[2])}")
+    ax.set_xlabel("layer")
+    ax.set_ylabel("value entropy (nats)")
+    ax.set_title("value entropy per layer (mean over seeds); falling with depth = collapse", fontsize=9)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.grid(alpha=0.3)
+    if len(data) <= 24:
+        ax.legend(fontsize=5, ncol=2)
+    save(fig, os.path.join(out_dir, "value_entropy.png"), written)
+
+
+def plot_attn_entropy(data, out_dir, written):
+    keys = list(data)
+    rows, cols = grid_shape(len(keys), 6)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(5.0, 2.4 * cols), 1.9 * rows + 1.2), squeeze=False, constrained_layout=True)
+    im = None
+    for ax, key in zip(axes.flat, keys):
+        m = np.atleast_2d(data[key])
+        im = ax.imshow(m, cmap="magma", vmin=0, vmax=1, aspect="auto")
+        ax.set_title(f"{key[0]} {variant_label(key[1], key[2])}", fontsize=5)
+        ax.set_xlabel("head", fontsize=6)
+        ax.set_ylabel("layer", fontsize=6)
+        ax.set_xticks(range(m.shape[1]))
+        ax.set_yticks(range(m.shape[0]))
+        ax.tick_params(labelsize=5)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.colorbar(im, ax=axes, shrink=0.6, label="attention entropy")
+    fig.suptitle("attention entropy per head, mean over seeds (1 = uniform, 0 = one key)", fontsize=9)
+    save(fig, os.path.join(out_dir, "attn_entropy.png"), written)
+
+
+# ---- error rate at scored positions ---------------------------------------------------------------
+
+def token_errors(f, runs):
+    """{(entry, model, grid): {"cells": ["cond @ length", ...], "errors": [seeds, cells]}}: 1 - token_acc
+    (ffl: the error rate at the reads) per seed, cells ordered by condition index then length."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        per_seed = []
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "eval" not in g or g["eval/length"].shape[0] == 0:
+                continue
+            conds = [text(c) for c in g["eval/conditions"][:]]
+            L, C, T = g["eval/length"][:], g["eval/condition"][:], g["eval/token_acc"][:]
+            per_seed.append({(int(c), int(l)): (conds[int(c)], 1.0 - float(t)) for l, c, t in zip(L, C, T)})
+        if not per_seed:
+            continue
+        cells = sorted(set().union(*per_seed))
+        labels = {}
+        for s in per_seed:
+            for k, (name, _) in s.items():
+                labels[k] = f"{name} @ {k[1]}"
+        errors = np.array([[s[k][1] if k in s else np.nan for k in cells] for s in per_seed])
+        out[key] = {"cells": [labels[k] for k in cells], "errors": errors}
+    return out
+
+
+def plot_token_errors(data, out_dir, written):
+    keys = list(data)
+    rows, cols = grid_shape(len(keys), 4)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(6.4, 4.2 * cols), 3.4 * rows + 0.4), squeeze=False, constrained_layout=True)
+    for ax, key in zip(axes.flat, keys):
+        d = data[key]
+        e = d["errors"]
+        x = np.arange(len(d["cells"]))
+        floor = 1e-4  # zero errors drawn at the floor
+        for i in range(e.shape[0]):
+            ax.scatter(x + (i - (e.shape[0] - 1) / 2) * 0.06, np.maximum(e[i], floor), s=10, alpha=0.8)
+        with np.errstate(all="ignore"):
+            ax.scatter(x, np.maximum(np.nanmean(e, axis=0), floor), marker="_", s=300, color="k", label="mean")
+        ax.set_yscale("log")
+        ax.set_ylim(floor / 2, 1.5)
+        ax.set_xticks(x)
+        ax.set_xticklabels(d["cells"], rotation=30, fontsize=6, ha="right")
+        ax.set_title(f"{key[0]} {variant_label(key[1], key[2])}", fontsize=7)
+        ax.set_ylabel("error rate at scored positions", fontsize=7)
+        ax.grid(alpha=0.3, which="both")
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.suptitle("error rate 1 - token_acc per condition and length\n(dots: seeds; bar: mean; zero drawn at 1e-4)", fontsize=9)
+    save(fig, os.path.join(out_dir, "token_error.png"), written)
+
+
+# ---- main -----------------------------------------------------------------------------------------
+
+def render_all(path, out_dir):
+    """Renders every figure kind the file has data for; returns ([(png path, (w, h))], data by kind)."""
+    os.makedirs(out_dir, exist_ok=True)
+    written, data = [], {}
+    with h5py.File(path, "r") as f:
+        runs = read_runs(f)
+        if not runs:
+            print("note: the file has no runs (empty /summary)")
+        kinds = [  # (name, data, draw, note when there is nothing to draw)
+            ("accuracy_vs_length", accuracy_by_length(f, runs), plot_accuracy_vs_length,
+             "no evaluation rows; skipping accuracy vs length"),
+            ("training_curves", training_curves(f, runs), plot_training_curves,
+             "no training curves; skipping training curves"),
+            ("token_error", token_errors(f, runs), plot_token_errors, "no evaluation rows; skipping error rates"),
+            ("shortcut_gap", shortcut_gaps(runs), plot_shortcut_gap, "no shortcut_gap defined; skipping shortcut gap"),
+            ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
+            ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),
+            ("routers", routers(f, runs), plot_routers, "no LIMe routers; skipping router weights"),
+            ("value_entropy", diag_means(f, runs, "value_entropy"), plot_value_entropy,
+             "no diag/value_entropy; skipping value entropy"),
+            ("attn_entropy", diag_means(f, runs, "attn_entropy"), plot_attn_entropy,
+             "no diag/attn_entropy; skipping attention entropy"),
+        ]
+        for name, d, draw, note in kinds:
+            data[name] = d
+            if d:
+                draw(d, out_dir, written)
+            else:
+                print("note: " + note)
+    return written, data
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("results", help="suite file (results/<suite>.h5)")
+    p.add_argument("--out", required=True, help="folder for the PNGs (created)")
+    a = p.parse_args(argv)
+    if not os.path.isfile(a.results):
+        print(f"plot_results.py: {a.results}: no such file", file=sys.stderr)
+        return 2
+    try:
+        written, _ = render_all(a.results, a.out)
+    except OSError as e:
+        print(f"plot_results.py: {a.results}: not a readable HDF5 suite file ({e})", file=sys.stderr)
+        return 2
+    for path, (w, h) in written:
+        print(f"wrote {path} ({w}x{h})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
