@@ -50,4 +50,31 @@ inline float exp_nonpositive(float x) {
   return y * scale;
 }
 
+// op(init, f(0), …, f(n−1)), accumulated in 16 interleaved partial results (i mod 16) that are
+// then combined pairwise in a fixed order. Unlike a plain `s = op(s, f(i))` loop (one serial
+// chain) this vectorises into one register of partial results, and the grouping depends only on
+// n, never on a buffer's alignment or the thread count.
+template <typename S, typename F, typename Op>
+inline S lane_reduce(int64_t n, S init, F f, Op op) {
+  constexpr int kLanes = 16;
+  S acc[kLanes];
+  for (S& a : acc) a = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], f(i + l));
+  for (int l = 0; i + l < n; ++l) acc[l] = op(acc[l], f(i + l));
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] = op(acc[l], acc[l + w]);
+  return acc[0];
+}
+template <typename S, typename F>
+inline S lane_sum(int64_t n, F f) {
+  return lane_reduce<S>(n, S(0), f, [](S a, S b) { return a + b; });
+}
+// The largest f(i), n >= 1 (exact, so the same as a left-to-right loop on values without NaN).
+template <typename S, typename F>
+inline S lane_max(int64_t n, F f) {
+  return lane_reduce<S>(n, f(0), f, [](S a, S b) { return std::max(a, b); });
+}
+
 }  // namespace srbench::model::fastmath

@@ -31,15 +31,21 @@ using StridedR = Eigen::Map<MatR<S>, 0, Eigen::OuterStride<>>;
 template <typename S>
 using StridedRC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
 
-// Fixed chunk sizes: results never depend on the thread count.
-constexpr int kRowChunk = 256; // rows of an activation per GEMM chunk
-constexpr int kColChunk = 128; // output features per weight-gradient chunk
+// GEMM chunks: a product is split into two halves (for two threads), each at least kMinRowChunk
+// rows (products over rows) or kMinColChunk output features (weight gradients). The split depends
+// on the shape only, never on the thread count, so neither do the results. Every chunk re-packs
+// the matrix it shares with the others (the weight, or the activations): fewer, larger chunks
+// pack less.
+constexpr int kMinRowChunk = 256;
+constexpr int kMinColChunk = 128;
 
 // Below this many multiply-adds a loop runs on one thread (a parallel region costs more); the
 // chunks and hence the results are the same either way.
 constexpr int64_t kMinParallelWork = 1 << 16;
 
 inline int chunks(int n, int chunk) { return (n + chunk - 1) / chunk; }
+// The chunk size that splits n into (at most) two halves, a multiple of 16, at least `least`.
+inline int half_chunk(int n, int least) { return std::max(least, ((n + 1) / 2 + 15) / 16 * 16); }
 
 // ---- GEMM with a persistent packing workspace ------------------------------------------------
 // Eigen's matrix product allocates its packing buffers (blockA, blockB) on the heap for every
@@ -136,12 +142,8 @@ template <typename S>
 void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
   parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
-    S m = 0;
-    for (int c = 0; c < C; ++c) m += x[c];
-    m /= C;
-    S v = 0;
-    for (int c = 0; c < C; ++c) v += (x[c] - m) * (x[c] - m);
-    v /= C;
+    const S m = fastmath::lane_sum<S>(C, [&](int64_t c) { return x[c]; }) / S(C);
+    const S v = fastmath::lane_sum<S>(C, [&](int64_t c) { return (x[c] - m) * (x[c] - m); }) / S(C);
     const S s = S(1) / std::sqrt(v + S(kNormEps));
     S* o = out + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
@@ -159,14 +161,8 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S* g = dout + static_cast<int64_t>(n) * C;
     const S m = mean[n], s = rstd[n];
-    S a = 0, b = 0;
-    for (int c = 0; c < C; ++c) {
-      const S wg = weight[c] * g[c];
-      a += wg;
-      b += wg * (x[c] - m) * s;
-    }
-    a /= C;
-    b /= C;
+    const S a = fastmath::lane_sum<S>(C, [&](int64_t c) { return weight[c] * g[c]; }) / S(C);
+    const S b = fastmath::lane_sum<S>(C, [&](int64_t c) { return weight[c] * g[c] * (x[c] - m) * s; }) / S(C);
     S* dx = dinp + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) dx[c] += s * (weight[c] * g[c] - a - (x[c] - m) * s * b);
   });
@@ -186,8 +182,7 @@ template <typename S>
 void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C) {
   parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
-    S ss = 0;
-    for (int c = 0; c < C; ++c) ss += x[c] * x[c];
+    const S ss = fastmath::lane_sum<S>(C, [&](int64_t c) { return x[c] * x[c]; });
     const S s = S(1) / std::sqrt(ss / C + S(kNormEps));
     S* o = out + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) o[c] = x[c] * s * weight[c];
@@ -203,9 +198,7 @@ void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S*
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S* g = dout + static_cast<int64_t>(n) * C;
     const S s = rstd[n];
-    S a = 0;
-    for (int c = 0; c < C; ++c) a += x[c] * weight[c] * g[c];
-    a /= C;
+    const S a = fastmath::lane_sum<S>(C, [&](int64_t c) { return x[c] * weight[c] * g[c]; }) / S(C);
     S* dx = dinp + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) dx[c] += s * weight[c] * g[c] - x[c] * s * s * s * a;
   });
@@ -220,10 +213,10 @@ void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S*
 // ---------------------------------------------------------------------------------------------
 template <typename S>
 void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N, int C, int OC) {
-  const int nc = chunks(N, kRowChunk);
+  const int rc = half_chunk(N, kMinRowChunk), nc = chunks(N, rc);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
   parallel_for(nc, parallel, [&](int i) {
-    const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
+    const int r0 = i * rc, rows = std::min(rc, N - r0);
     S* Y = out + static_cast<int64_t>(r0) * OC;
     // start from the bias (or 0): the product then adds to it
     for (int r = 0; r < rows; ++r) {
@@ -240,20 +233,20 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
                      int C, int OC) {
   // out = inp·Wᵀ + b: dinp = dout·W, in row chunks.
   if (dinp) {
-    const int nc = chunks(N, kRowChunk);
+    const int rc = half_chunk(N, kMinRowChunk), nc = chunks(N, rc);
     const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
     parallel_for(nc, parallel, [&](int i) {
-      const int r0 = i * kRowChunk, rows = std::min(kRowChunk, N - r0);
+      const int r0 = i * rc, rows = std::min(rc, N - r0);
       S* dX = dinp + static_cast<int64_t>(r0) * C;
       std::fill(dX, dX + static_cast<int64_t>(rows) * C, S(0));
       gemm_add<false, false>(rows, C, OC, dout + static_cast<int64_t>(r0) * OC, OC, weight, C, dX, C);
     });
   }
   // dW += doutᵀ·inp and db += Σ_n dout, in chunks of output features (each a full sum over rows).
-  const int nc = chunks(OC, kColChunk);
+  const int cc = half_chunk(OC, kMinColChunk), nc = chunks(OC, cc);
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
   parallel_for(nc, parallel, [&](int i) {
-    const int o0 = i * kColChunk, cols = std::min(kColChunk, OC - o0);
+    const int o0 = i * cc, cols = std::min(cc, OC - o0);
     gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dweight + static_cast<int64_t>(o0) * C, C);
     if (dbias) {
       for (int n = 0; n < N; ++n) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "model/fastmath.hpp"
 #include "model/parallel.hpp"
 
 namespace srbench::model {
@@ -47,9 +48,8 @@ double global_norm(const float* g, size_t n) {
   double* partial = partial_sums.data();  // the calling thread's buffer, shared with the workers
   parallel_for(nc, nc > 16, [&](int64_t c) {
     const int64_t e = std::min<int64_t>(static_cast<int64_t>(n), (c + 1) * kChunk);
-    double s = 0;
-    for (int64_t i = c * kChunk; i < e; ++i) s += static_cast<double>(g[i]) * g[i];
-    partial[c] = s;
+    const float* gc = g + c * kChunk;
+    partial[c] = fastmath::lane_sum<double>(e - c * kChunk, [&](int64_t i) { return static_cast<double>(gc[i]) * gc[i]; });
   });
   double total = 0;
   for (int64_t c = 0; c < nc; ++c) total += partial[c];
@@ -126,6 +126,25 @@ void AdamW::reset() {
   std::fill(v_.begin(), v_.end(), 0.0f);
 }
 
+namespace {
+struct AdamWScalars {
+  float decay, b1, one_b1, b2, one_b2, bc2_sqrt, eps, step_size;
+};
+// The update of n elements. The pointers do not alias and the scalars are copies, so the
+// compiler vectorises the loop (with -fno-math-errno for std::sqrt, model/CMakeLists.txt): the
+// same arithmetic per element as a scalar loop.
+void adamw_update(float* __restrict x, float* __restrict m, float* __restrict v, const float* __restrict g, int64_t n,
+                  const AdamWScalars k) {
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] *= k.decay;
+    m[i] = m[i] * k.b1 + g[i] * k.one_b1;
+    v[i] = v[i] * k.b2 + g[i] * g[i] * k.one_b2;
+    const float denom = std::sqrt(v[i]) / k.bc2_sqrt + k.eps;
+    x[i] -= k.step_size * (m[i] / denom);
+  }
+}
+}  // namespace
+
 void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
   for (size_t g = 0; g < t_.size(); ++g)
     if (hypers[g].update) ++t_[g];
@@ -147,12 +166,11 @@ void AdamW::step(float* params, const float* grads, const GroupHypers& hypers) {
     float* m = m_.data() + p.offset;
     float* v = v_.data() + p.offset;
     const int64_t n = static_cast<int64_t>(p.size);
-    parallel_for(n, n >= 65536, [&](int64_t i) {
-      x[i] *= decay;
-      m[i] = m[i] * b1 + g[i] * one_b1;
-      v[i] = v[i] * b2 + g[i] * g[i] * one_b2;
-      const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
-      x[i] -= step_size * (m[i] / denom);
+    const AdamWScalars k{decay, b1, one_b1, b2, one_b2, bc2_sqrt, eps, step_size};
+    const int64_t nc = (n + kChunk - 1) / kChunk;
+    parallel_for(nc, n >= 65536, [&](int64_t c) {
+      const int64_t b = c * kChunk;
+      adamw_update(x + b, m + b, v + b, g + b, std::min(kChunk, n - b), k);
     });
   }
 }

@@ -1,8 +1,11 @@
 // The float erf and exp used by GeLU against libm over their whole useful range.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
+#include <vector>
 
 #include "model/fastmath.hpp"
 
@@ -71,5 +74,25 @@ TEST_CASE("layers: results do not depend on the alignment of the buffers") {
     CHECK(std::memcmp(dg.data(), ref_dgelu.data(), dg.size() * sizeof(float)) == 0);
     CHECK(std::memcmp(m.data(), ref_mm.data(), m.size() * sizeof(float)) == 0);
     CHECK(std::memcmp(l.data(), ref_ln.data(), l.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("fastmath: lane_sum and lane_max group by index mod 16, then pairwise") {
+  // Values whose float sum depends on the grouping: 1e8 in lane 0 swallows a 1 added to it but
+  // not a 1 kept in another lane until the end.
+  for (int n : {1, 5, 16, 17, 40}) {
+    INFO("n " << n);
+    std::vector<float> v(n);
+    for (int i = 0; i < n; ++i) v[i] = i == 0 ? 1e8f : float(i % 7) - 2.5f;
+    // by hand: lanes l = i mod 16 summed in index order, then lanes l and l+w for w = 8, 4, 2, 1
+    float lanes[16] = {};
+    for (int i = 0; i < n; ++i) lanes[i % 16] += v[i];
+    for (int w = 8; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    const float s = fm::lane_sum<float>(n, [&](int64_t i) { return v[i]; });
+    CHECK(s == lanes[0]);
+    // and the sum itself: within two float ulps of 1e8 (8 each) of the exact sum
+    CHECK(std::abs(double(s) - std::accumulate(v.begin(), v.end(), 0.0)) <= 16.0);
+    CHECK(fm::lane_max<float>(n, [&](int64_t i) { return -v[i]; }) == -*std::min_element(v.begin(), v.end()));
   }
 }

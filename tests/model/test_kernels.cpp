@@ -120,3 +120,54 @@ TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
     CHECK(rel_err(dqkv, ref_dqkv) < 1e-5);
   }
 }
+
+TEST_CASE("kernels: LayerNorm and RMSNorm forward and backward equal plain loops") {
+  // C = 70: four full groups of the 16 partial sums plus a remainder of 6.
+  const int N = 5, C = 70;
+  const auto x = random_vec(static_cast<size_t>(N) * C, 11, 2.0), w = random_vec(C, 12), bias = random_vec(C, 13),
+             dout = random_vec(static_cast<size_t>(N) * C, 14);
+  std::vector<float> out(x.size()), mean(N), rstd(N), dinp(x.size(), 0.5f), dw(C, 0.25f), db(C, 0.125f);
+  layernorm_forward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), bias.data(), N, C);
+  layernorm_backward(dinp.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), mean.data(), rstd.data(), N,
+                     C);
+  std::vector<float> rout(x.size()), rrstd(N), rdinp(x.size(), 0.5f), rdw(C, 0.25f);
+  rmsnorm_forward(rout.data(), rrstd.data(), x.data(), w.data(), N, C);
+  rmsnorm_backward(rdinp.data(), rdw.data(), dout.data(), x.data(), w.data(), rrstd.data(), N, C);
+  std::vector<double> ref_out(x.size()), ref_dinp(x.size(), 0.5), ref_dw(C, 0.25), ref_db(C, 0.125);
+  std::vector<double> ref_rout(x.size()), ref_rdinp(x.size(), 0.5), ref_rdw(C, 0.25), ref_mean(N), ref_rstd(N),
+      ref_rrstd(N);
+  for (int n = 0; n < N; ++n) {
+    const float* xr = &x[size_t(n) * C];
+    const float* g = &dout[size_t(n) * C];
+    double m = 0, v = 0, ss = 0;
+    for (int c = 0; c < C; ++c) m += xr[c], ss += double(xr[c]) * xr[c];
+    m /= C;
+    for (int c = 0; c < C; ++c) v += (xr[c] - m) * (xr[c] - m);
+    const double s = 1.0 / std::sqrt(v / C + 1e-5), r = 1.0 / std::sqrt(ss / C + 1e-5);
+    ref_mean[n] = m, ref_rstd[n] = s, ref_rrstd[n] = r;
+    // dx = s·(w·g − mean(w·g) − xhat·mean(w·g·xhat)); RMS: dx = r·w·g − x·r³·mean(x·w·g).
+    double a = 0, b = 0, ra = 0;
+    for (int c = 0; c < C; ++c) {
+      const double xhat = (xr[c] - m) * s;
+      ref_out[size_t(n) * C + c] = xhat * w[c] + bias[c];
+      ref_rout[size_t(n) * C + c] = xr[c] * r * w[c];
+      a += w[c] * double(g[c]), b += w[c] * double(g[c]) * xhat, ra += double(xr[c]) * w[c] * g[c];
+      ref_dw[c] += g[c] * xhat, ref_db[c] += g[c], ref_rdw[c] += g[c] * xr[c] * r;
+    }
+    a /= C, b /= C, ra /= C;
+    for (int c = 0; c < C; ++c) {
+      ref_dinp[size_t(n) * C + c] += s * (w[c] * double(g[c]) - a - (xr[c] - m) * s * b);
+      ref_rdinp[size_t(n) * C + c] += r * w[c] * g[c] - xr[c] * r * r * r * ra;
+    }
+  }
+  CHECK(rel_err(out, ref_out) < 1e-6);
+  CHECK(rel_err(mean, ref_mean) < 1e-6);
+  CHECK(rel_err(rstd, ref_rstd) < 1e-6);
+  CHECK(rel_err(dinp, ref_dinp) < 1e-5);
+  CHECK(rel_err(dw, ref_dw) < 1e-6);
+  CHECK(rel_err(db, ref_db) < 1e-6);
+  CHECK(rel_err(rout, ref_rout) < 1e-6);
+  CHECK(rel_err(rrstd, ref_rrstd) < 1e-6);
+  CHECK(rel_err(rdinp, ref_rdinp) < 1e-5);
+  CHECK(rel_err(rdw, ref_rdw) < 1e-6);
+}
