@@ -71,10 +71,5 @@ template <typename S, typename F>
 inline S lane_sum(int64_t n, F f) {
   return lane_reduce<S>(n, S(0), f, [](S a, S b) { return a + b; });
 }
-// The largest f(i), n >= 1 (exact, so the same as a left-to-right loop on values without NaN).
-template <typename S, typename F>
-inline S lane_max(int64_t n, F f) {
-  return lane_reduce<S>(n, f(0), f, [](S a, S b) { return std::max(a, b); });
-}
 
 }  // namespace srbench::model::fastmath

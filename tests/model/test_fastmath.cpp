@@ -77,7 +77,7 @@ TEST_CASE("layers: results do not depend on the alignment of the buffers") {
   }
 }
 
-TEST_CASE("fastmath: lane_sum and lane_max group by index mod 16, then pairwise") {
+TEST_CASE("fastmath: lane_sum groups by index mod 16, then pairwise") {
   // Values whose float sum depends on the grouping: 1e8 in lane 0 swallows a 1 added to it but
   // not a 1 kept in another lane until the end.
   for (int n : {1, 5, 16, 17, 40}) {
@@ -93,6 +93,5 @@ TEST_CASE("fastmath: lane_sum and lane_max group by index mod 16, then pairwise"
     CHECK(s == lanes[0]);
     // and the sum itself: within two float ulps of 1e8 (8 each) of the exact sum
     CHECK(std::abs(double(s) - std::accumulate(v.begin(), v.end(), 0.0)) <= 16.0);
-    CHECK(fm::lane_max<float>(n, [&](int64_t i) { return -v[i]; }) == -*std::min_element(v.begin(), v.end()));
   }
 }
