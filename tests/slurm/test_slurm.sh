@@ -106,9 +106,10 @@ models:
     model: {activation: spline, mlp_spline: {keypoints: 8}, splines_from: par, freeze_splines: true}
 EOF
 fi
-# cancel: runs of a few seconds each, so that a task can be cancelled in the middle of one
+# cancel: runs of several seconds each (about 1 s per 8000 steps here), so that a task can be
+# cancelled in the middle of one
 sets=()
-[ "$scenario" = cancel ] && sets=(--set train.steps=8000)
+[ "$scenario" = cancel ] && sets=(--set train.steps=40000)
 
 # Seconds since the test started, for the log.
 t0=$SECONDS
