@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/eigen_views.hpp"
 #include "model/fastmath.hpp"
 #include "model/parallel.hpp"
 
@@ -19,12 +20,6 @@ namespace srbench::model {
 
 namespace {
 
-template <typename S>
-using MatR = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename S>
-using MapR = Eigen::Map<MatR<S>>;
-template <typename S>
-using MapRC = Eigen::Map<const MatR<S>>;
 // A row-major matrix view whose rows are `stride` apart (a column slice of a wider matrix).
 template <typename S>
 using StridedR = Eigen::Map<MatR<S>, 0, Eigen::OuterStride<>>;

@@ -3,16 +3,11 @@
 #include <Eigen/Core>
 #include <algorithm>
 
+#include "model/eigen_views.hpp"
+
 namespace srbench::model {
 
 namespace {
-
-template <typename S>
-using MatR = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename S>
-using MapR = Eigen::Map<MatR<S>>;
-template <typename S>
-using MapRC = Eigen::Map<const MatR<S>>;
 
 constexpr int64_t kMinParallelRows = 256;
 constexpr int64_t kChunkRows = 128;  // rows per column chunk of the mixing GEMMs: fixed, so is the rounding
