@@ -323,6 +323,8 @@ def splines(f, runs):
             attention = attention_of(text(sg.attrs.get("config", "")))
             src = out.setdefault("search " + search, {})
             for param in sg:
+                if not isinstance(sg[param], h5py.Dataset):  # e.g. the search's models/ group
+                    continue
                 x, v = spline_points(sg[param])
                 name, fn = spline_reference(param, attention)
                 src[param] = {"x": x, "values": [v], "reference": name, "ref": fn(x)}

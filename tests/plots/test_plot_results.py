@@ -219,6 +219,10 @@ def main():
             ds.attrs["range"] = 2.0
             ds.attrs["keypoints"] = np.int64(5)
             ds.attrs["extrapolate"] = "linear"
+            # as sweep writes it: the search's models beside its spline datasets
+            mg = sg.create_group("models").create_group("0")
+            mg.attrs["final_val_acc"] = 0.5
+            mg.create_group("curve").create_dataset("step", data=np.arange(3))
             t = f.create_group("transfer")
             str_t = h5py.string_dtype()
             t.create_dataset("searched_on", data=np.array(["parity", "flipflop"], dtype=object), dtype=str_t)
