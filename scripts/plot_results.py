@@ -34,8 +34,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from cycler import cycler  # noqa: E402
 
 DPI = 100
+# 20 distinct colours (the default cycle repeats after 10, and a figure may hold 12-18 variants)
+plt.rcParams["axes.prop_cycle"] = cycler(color=plt.get_cmap("tab20").colors)
 
 
 def text(v):
