@@ -68,14 +68,7 @@ TEST_CASE("model: gradients of every parameter match central finite differences"
           INFO(p.name);
           double worst = 0, largest = 0;
           for (size_t i = 0; i < p.size; ++i) {
-            double& x = m.params()[p.offset + i];
-            const double x0 = x;
-            x = x0 + h;
-            const double lp = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
-            x = x0 - h;
-            const double lm = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
-            x = x0;
-            const double fd = (lp - lm) / (2 * h);
+            const double fd = srbench::test::probe(m, batch, p.offset + i, h).fd;
             const double a = analytic[p.offset + i];
             worst = std::max(worst, std::abs(a - fd));
             largest = std::max(largest, std::abs(fd));

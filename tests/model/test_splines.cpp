@@ -268,16 +268,8 @@ TEST_CASE("spline models: gradients of every parameter match central finite diff
       INFO(p.name);
       double largest = 0;
       for (size_t i = 0; i < p.size; ++i) {
-        double& x = m.params()[p.offset + i];
-        const double x0 = x;
-        x = x0 + h;
-        const double lp = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
-        x = x0 - h;
-        const double lm = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
-        x = x0;
-        const double fd = (lp - lm) / (2 * h);
-        const double a = analytic[p.offset + i];
-        const double err = std::abs(a - fd), tol = 1e-7 + 1e-5 * std::abs(fd);
+        const auto [fd, lp, lm] = srbench::test::probe(m, batch, p.offset + i, h);
+        const double err = std::abs(analytic[p.offset + i] - fd), tol = 1e-7 + 1e-5 * std::abs(fd);
         const double one_sided_gap = std::abs((lp - f0) / h - (f0 - lm) / h);
         ++checked;
         if (err > tol && err <= one_sided_gap) {
