@@ -254,20 +254,14 @@ void check_format_version(hid_t file) {
                                      std::to_string(kResultsFormatVersion));
 }
 
-// Names of the links directly under `group`, in name order.
+// Names of the links directly under `group`, in name order; a group that cannot be listed is a
+// damaged results file (ResultsError).
 std::vector<std::string> child_names(hid_t group) {
-  H5G_info_t info;
-  if (H5Gget_info(group, &info) < 0) throw ResultsError(where(group) + ": cannot list its members");
-  std::vector<std::string> names;
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    const ssize_t n = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-    if (n < 0) throw ResultsError(where(group) + ": cannot list its members");
-    std::string name(static_cast<size_t>(n) + 1, '\0');
-    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
-    name.resize(static_cast<size_t>(n));
-    names.push_back(name);
+  try {
+    return model::h5::link_names(group);
+  } catch (const model::ModelError& e) {
+    throw ResultsError(e.what());
   }
-  return names;
 }
 
 
@@ -379,7 +373,8 @@ SplinesFile read_search_group(hid_t g, const std::string& what) {
   if (H5Aexists(g, "population") > 0) f.population = read_int_attr(g, "population");
   if (has_link(g, "models")) {
     Id models = open_group(g, "models");
-    for (size_t m = 0; m < child_names(models).size(); ++m) {
+    const size_t population = child_names(models).size();
+    for (size_t m = 0; m < population; ++m) {
       Id mg = open_group(models, std::to_string(m));
       SearchModelResult r;
       r.seed = static_cast<uint64_t>(read_int_attr(mg, "seed"));

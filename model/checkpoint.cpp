@@ -127,6 +127,21 @@ void write_dataset(hid_t loc, const std::string& name, const int32_t* data, cons
   write_raw(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, data, shape);
 }
 
+std::vector<std::string> link_names(hid_t group) {
+  H5G_info_t info;
+  if (H5Gget_info(group, &info) < 0) throw ModelError(where(group) + ": cannot list its contents");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t n = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (n < 0) throw ModelError(where(group) + ": cannot list its contents");
+    std::string name(static_cast<size_t>(n) + 1, '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+    name.resize(static_cast<size_t>(n));
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 std::vector<int64_t> shape_of(hid_t dataset) {
   Id space(H5Dget_space(dataset));
   const int rank = H5Sget_simple_extent_ndims(space);
@@ -263,19 +278,6 @@ std::string join_names(const std::vector<std::string>& names, size_t most = 5) {
   return s;
 }
 
-std::vector<std::string> link_names(hid_t group) {
-  H5G_info_t info;
-  if (H5Gget_info(group, &info) < 0) throw ModelError(where(group) + ": cannot list its contents");
-  std::vector<std::string> names;
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    const ssize_t n = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-    std::string name(static_cast<size_t>(std::max<ssize_t>(n, 0)) + 1, '\0');
-    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
-    name.resize(static_cast<size_t>(std::max<ssize_t>(n, 0)));
-    names.push_back(std::move(name));
-  }
-  return names;
-}
 
 }  // namespace
 
@@ -324,7 +326,7 @@ Model read_checkpoint(hid_t group) {
   Id params = h5::open_group(group, "params");
 
   // Names first, so that a renamed dataset is reported as such rather than as "missing".
-  const std::vector<std::string> present = link_names(params);
+  const std::vector<std::string> present = h5::link_names(params);
   const std::set<std::string> present_set(present.begin(), present.end());
   std::vector<std::string> unexpected, missing;
   for (const auto& n : present)

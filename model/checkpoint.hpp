@@ -88,6 +88,8 @@ void write_file_atomically(const std::string& path, const std::function<void(hid
 bool has_link(hid_t loc, const std::string& name);
 Id create_group(hid_t loc, const std::string& name);
 Id open_group(hid_t loc, const std::string& name);  // ModelError naming it when absent
+// Names of the links directly under `group`, in name order (ModelError when it cannot be listed).
+std::vector<std::string> link_names(hid_t group);
 
 // A dataset of native floats / int32 with the given row-major shape (empty shape: a scalar).
 void write_dataset(hid_t loc, const std::string& name, const float* data, const std::vector<int64_t>& shape);
