@@ -106,20 +106,26 @@ def grid_shape(n, cols_max=4):
 
 # ---- accuracy vs length -------------------------------------------------------------------------
 
+def eval_table(g, column):
+    """A run group's evaluation rows: (condition names, length, condition index, `column`), each
+    aligned by row; None when the run has none."""
+    if "eval" not in g or g["eval/length"].shape[0] == 0:
+        return None
+    conds = [text(c) for c in g["eval/conditions"][:]]
+    return conds, g["eval/length"][:], g["eval/condition"][:], g["eval/" + column][:]
+
+
 def accuracy_by_length(f, runs):
     """{(entry, model, grid): {lengths, mean, min, max}} over the seeds, condition id."""
     out = {}
     for key, rs in groups_of(runs).items():
         per_seed = []
         for r in rs:
-            g = f["runs"][r["run_id"]]
-            if "eval" not in g or g["eval/length"].shape[0] == 0:
+            table = eval_table(f["runs"][r["run_id"]], "seq_acc")
+            if table is None or "id" not in table[0]:
                 continue
-            conds = [text(c) for c in g["eval/conditions"][:]]
-            if "id" not in conds:
-                continue
+            conds, L, C, A = table
             cid = conds.index("id")
-            L, C, A = g["eval/length"][:], g["eval/condition"][:], g["eval/seq_acc"][:]
             per_seed.append({int(l): float(a) for l, c, a in zip(L, C, A) if c == cid})
         if not per_seed:
             continue
@@ -450,11 +456,10 @@ def token_errors(f, runs):
     for key, rs in groups_of(runs).items():
         per_seed = []
         for r in rs:
-            g = f["runs"][r["run_id"]]
-            if "eval" not in g or g["eval/length"].shape[0] == 0:
+            table = eval_table(f["runs"][r["run_id"]], "token_acc")
+            if table is None:
                 continue
-            conds = [text(c) for c in g["eval/conditions"][:]]
-            L, C, T = g["eval/length"][:], g["eval/condition"][:], g["eval/token_acc"][:]
+            conds, L, C, T = table
             per_seed.append({(int(c), int(l)): (conds[int(c)], 1.0 - float(t)) for l, c, t in zip(L, C, T)})
         if not per_seed:
             continue
