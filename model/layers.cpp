@@ -15,6 +15,7 @@
 #include "model/eigen_views.hpp"
 #include "model/fastmath.hpp"
 #include "model/parallel.hpp"
+#include "model/sgemm.hpp"
 
 namespace srbench::model {
 
@@ -79,6 +80,12 @@ void gemm_add(int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* 
                                                  TB ? Eigen::ColMajor : Eigen::RowMajor, false, Eigen::RowMajor,
                                                  1>::run(m, n, k, A, lda, B, ldb, C, 1, ldc, S(1), blocking);
 }
+
+// The float products of the linear layers run on sgemm's kernel where the target has one (its
+// results do not depend on how a product is split); double products (the gradient checks) and
+// other targets on Eigen's.
+template <typename S>
+constexpr bool kUseSgemm = std::is_same_v<S, float> && kSgemmVectorised;
 
 constexpr double kNormEps = 1e-5;
 
@@ -213,6 +220,11 @@ void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N,
   parallel_for(nc, parallel, [&](int i) {
     const int r0 = i * rc, rows = std::min(rc, N - r0);
     S* Y = out + static_cast<int64_t>(r0) * OC;
+    if constexpr (kUseSgemm<S>) {  // y = b + x·Wᵀ: W (OC×C) read as the C×OC operand Wᵀ
+      sgemm(rows, OC, C, {inp + static_cast<int64_t>(r0) * C, C, 1}, {weight, 1, C}, Y, OC,
+            bias ? GemmInit::kRow : GemmInit::kZero, bias);
+      return;
+    }
     // start from the bias (or 0): the product then adds to it
     for (int r = 0; r < rows; ++r) {
       S* y = Y + static_cast<int64_t>(r) * OC;
@@ -233,6 +245,10 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
     parallel_for(nc, parallel, [&](int i) {
       const int r0 = i * rc, rows = std::min(rc, N - r0);
       S* dX = dinp + static_cast<int64_t>(r0) * C;
+      if constexpr (kUseSgemm<S>) {
+        sgemm(rows, C, OC, {dout + static_cast<int64_t>(r0) * OC, OC, 1}, {weight, C, 1}, dX, C, GemmInit::kZero);
+        return;
+      }
       std::fill(dX, dX + static_cast<int64_t>(rows) * C, S(0));
       gemm_add<false, false>(rows, C, OC, dout + static_cast<int64_t>(r0) * OC, OC, weight, C, dX, C);
     });
@@ -242,7 +258,11 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
   parallel_for(nc, parallel, [&](int i) {
     const int o0 = i * cc, cols = std::min(cc, OC - o0);
-    gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dweight + static_cast<int64_t>(o0) * C, C);
+    S* dW = dweight + static_cast<int64_t>(o0) * C;
+    if constexpr (kUseSgemm<S>)  // doutᵀ: element (o, n) of the cols×N operand is dout[n·OC + o0 + o]
+      sgemm(cols, C, N, {dout + o0, 1, OC}, {inp, C, 1}, dW, C, GemmInit::kAccumulate);
+    else
+      gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dW, C);
     if (dbias) {
       for (int n = 0; n < N; ++n) {
         const S* g = dout + static_cast<int64_t>(n) * OC + o0;

@@ -55,7 +55,7 @@ TEST_CASE("learning: flip-flop (states, lengths 1-16) to >= 99% in 2 of 3 seeds"
 }
 
 TEST_CASE("learning: parity (states, lengths 1-8) to >= 99% in 2 of 3 seeds", "[harness][learning]") {
-  CHECK(seeds_reaching(suite("parity", "{}", 8, 3000, "1e-3"), 0.99) >= 2);
+  CHECK(seeds_reaching(suite("parity", "{}", 8, 4000, "1e-3"), 0.99) >= 2);
 }
 
 TEST_CASE("learning: copy (lengths 1-8) to >= 95% in 2 of 3 seeds", "[harness][learning]") {

@@ -1,6 +1,7 @@
-// The optimised kernels of model/layers.cpp (GEMMs on Eigen's kernel with persistent packing
-// buffers, the row-pass softmax attention) against plain loops written from their definitions,
-// in double, on shapes that cross the fixed chunk boundaries (rows past 256, outputs past 128).
+// The optimised kernels of model/layers.cpp (float GEMMs on sgemm's register-blocked kernel,
+// double ones on Eigen's with persistent packing buffers, the row-pass softmax attention) against
+// plain loops written from their definitions, in double, on shapes that cross the fixed chunk
+// boundaries (rows past 256, outputs past 128); and sgemm against its plain fma loops, bit for bit.
 #include <omp.h>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "model/layers.hpp"
+#include "model/sgemm.hpp"
 
 namespace {
 
@@ -170,4 +172,52 @@ TEST_CASE("kernels: LayerNorm and RMSNorm forward and backward equal plain loops
   CHECK(rel_err(rrstd, ref_rrstd) < 1e-6);
   CHECK(rel_err(rdinp, ref_rdinp) < 1e-5);
   CHECK(rel_err(rdw, ref_rdw) < 1e-6);
+}
+
+TEST_CASE("kernels: sgemm equals its plain fma loops bit for bit, whatever the shape and strides") {
+  // Shapes cross every blocking edge of the kernel: partial register tiles in rows (m not a
+  // multiple of 6 or 8) and columns (n not a multiple of 16 or 32), row blocks (m > 96), inner
+  // blocks (k > 512), and k = 0; operands plain, transposed and with padded strides.
+  const int shapes[][3] = {{1, 1, 1},    {7, 33, 5},    {8, 32, 64},  {13, 17, 129}, {97, 65, 40},
+                           {200, 96, 513}, {5, 100, 1100}, {64, 31, 0}, {300, 48, 128}};
+  int cases = 0;
+  for (const auto& sh : shapes) {
+    const int m = sh[0], n = sh[1], k = sh[2];
+    for (int layout = 0; layout < 4; ++layout) {
+      for (GemmInit init : {GemmInit::kAccumulate, GemmInit::kZero, GemmInit::kRow}) {
+        const int pad = layout;  // strides wider than the matrices
+        const auto a = random_vec(static_cast<size_t>(m + pad) * (k + pad) + 1, 10 + cases);
+        const auto b = random_vec(static_cast<size_t>(k + pad) * (n + pad) + 1, 20 + cases);
+        const auto row = random_vec(n, 30 + cases);
+        const StridedOperand A = layout & 1 ? StridedOperand{a.data(), 1, m + pad} : StridedOperand{a.data(), k + pad, 1};
+        const StridedOperand B = layout & 2 ? StridedOperand{b.data(), 1, k + pad} : StridedOperand{b.data(), n + pad, 1};
+        const int64_t ldc = n + 3;
+        auto c = random_vec(static_cast<size_t>(m) * ldc, 40 + cases);
+        auto expect = c;
+        sgemm(m, n, k, A, B, c.data(), ldc, init, row.data());
+        sgemm_reference(m, n, k, A, B, expect.data(), ldc, init, row.data());
+        INFO("m " << m << " n " << n << " k " << k << " layout " << layout << " init " << static_cast<int>(init));
+        CHECK(c == expect);  // also the padding between rows, left as it was
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 9 * 4 * 3);
+}
+
+TEST_CASE("kernels: sgemm_reference is the product (against double loops)") {
+  const int m = 23, n = 41, k = 300;
+  const auto a = random_vec(static_cast<size_t>(k) * m, 50), b = random_vec(static_cast<size_t>(k) * n, 51),
+             row = random_vec(n, 52);
+  std::vector<float> c(static_cast<size_t>(m) * n, 0.0f);
+  // A stored transposed (k×m), B row-major (k×n), starting from the row vector
+  sgemm_reference(m, n, k, {a.data(), 1, m}, {b.data(), n, 1}, c.data(), n, GemmInit::kRow, row.data());
+  std::vector<double> ref(c.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = row[j];
+      for (int p = 0; p < k; ++p) s += double(a[p * m + i]) * b[p * n + j];
+      ref[i * n + j] = s;
+    }
+  CHECK(rel_err(c, ref) < 1e-5);
 }
