@@ -81,7 +81,7 @@ void gemm_add(int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* 
                                                  1>::run(m, n, k, A, lda, B, ldb, C, 1, ldc, S(1), blocking);
 }
 
-// The float products of the linear layers run on sgemm's kernel where the target has one (its
+// The float products of the linear layers and of softmax attention run on sgemm's kernel where the target has one (its
 // results do not depend on how a product is split); double products (the gradient checks) and
 // other targets on Eigen's.
 template <typename S>
@@ -310,6 +310,67 @@ void rope_backward(S* dqkv, const S* cos_sin, int B, int T, int C, int H) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The products of causal attention for one (example, head): P is T×T with zeros above the
+// diagonal, the others T×hs (strided maps into qkv / out). sgemm for float, Eigen's triangular
+// products for double.
+namespace {
+
+// P = Q·Kᵀ on and below the diagonal (what is left above it is unspecified: the caller's row pass
+// sets it to zero).
+template <typename MP, typename MQ, typename MK>
+void causal_scores(MP& P, const MQ& Q, const MK& K) {
+  using S = typename MP::Scalar;
+  const int T = static_cast<int>(P.rows()), hs = static_cast<int>(Q.cols());
+  if constexpr (kUseSgemm<S>)
+    sgemm(T, T, hs, {Q.data(), Q.outerStride(), 1}, {K.data(), 1, K.outerStride()}, P.data(), T, GemmInit::kZero);
+  else
+    P.template triangularView<Eigen::Lower>() = Q * K.transpose();
+}
+
+// O = P·V.
+template <typename MO, typename MP, typename MV>
+void causal_mix(MO& O, const MP& P, const MV& V) {
+  using S = typename MP::Scalar;
+  const int T = static_cast<int>(P.rows()), hs = static_cast<int>(V.cols());
+  if constexpr (kUseSgemm<S>)
+    sgemm(T, hs, T, {P.data(), T, 1}, {V.data(), V.outerStride(), 1}, O.data(), O.outerStride(), GemmInit::kZero,
+          nullptr, true);
+  else
+    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+}
+
+// The backward of O = P·V: dV = Pᵀ·dO, and dP = dO·Vᵀ on and below the diagonal (what is left
+// above it is unspecified: the caller's row pass sets it to zero).
+template <typename MdV, typename MdP, typename MP, typename MdO, typename MV>
+void causal_mix_backward(MdV& dV, MdP& dP, const MP& P, const MdO& dO, const MV& V) {
+  using S = typename MP::Scalar;
+  const int T = static_cast<int>(P.rows()), hs = static_cast<int>(V.cols());
+  if constexpr (kUseSgemm<S>) {
+    sgemm(T, hs, T, {P.data(), 1, T}, {dO.data(), dO.outerStride(), 1}, dV.data(), dV.outerStride(), GemmInit::kZero);
+    sgemm(T, T, hs, {dO.data(), dO.outerStride(), 1}, {V.data(), 1, V.outerStride()}, dP.data(), T, GemmInit::kZero);
+  } else {
+    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
+    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
+  }
+}
+
+// The backward of the scores S = Q·Kᵀ from dS (zero above the diagonal): dQ = dS·K, dK = dSᵀ·Q.
+template <typename MdQ, typename MdK, typename MdS, typename MQ, typename MK>
+void causal_scores_backward(MdQ& dQ, MdK& dK, const MdS& dS, const MQ& Q, const MK& K) {
+  using S = typename MdS::Scalar;
+  const int T = static_cast<int>(dS.rows()), hs = static_cast<int>(Q.cols());
+  if constexpr (kUseSgemm<S>) {
+    sgemm(T, hs, T, {dS.data(), T, 1}, {K.data(), K.outerStride(), 1}, dQ.data(), dQ.outerStride(), GemmInit::kZero,
+          nullptr, true);
+    sgemm(T, hs, T, {dS.data(), 1, T}, {Q.data(), Q.outerStride(), 1}, dK.data(), dK.outerStride(), GemmInit::kZero);
+  } else {
+    dQ.noalias() = dS.template triangularView<Eigen::Lower>() * K;
+    dK.noalias() = dS.template triangularView<Eigen::Lower>().transpose() * Q;
+  }
+}
+
+}  // namespace
+
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int B, int T, int C, int H) {
   const int hs = C / H;
@@ -321,8 +382,7 @@ void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int 
     const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
-    // only the causal (lower) triangle of q·kᵀ is computed
-    P.template triangularView<Eigen::Lower>() = Q * K.transpose();
+    causal_scores(P, Q, K);
     const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
     for (int i = 0; i < T; ++i) {
       S* p = P.data() + static_cast<int64_t>(i) * T;
@@ -339,7 +399,7 @@ void attention_forward(S* out, S* att, const S* qkv, const S* alibi_slopes, int 
       for (int j = i + 1; j < T; ++j) p[j] = 0;
     }
     StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    causal_mix(O, P, V);
   });
 }
 
@@ -358,9 +418,8 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
     const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
     const MapRC<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
     MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
-    // out = P·V: dV += Pᵀ·dO, dP = dO·Vᵀ.
-    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();  // causal part only
+    // out = P·V: dV = Pᵀ·dO, dP = dO·Vᵀ (its causal part is used).
+    causal_mix_backward(dV, dP, P, dO, V);
     // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k.
     for (int i = 0; i < T; ++i) {
       const S* p = P.data() + static_cast<int64_t>(i) * T;
@@ -370,8 +429,7 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
       for (int j = 0; j <= i; ++j) d[j] = p[j] * (d[j] - dot) * scale;
       for (int j = i + 1; j < T; ++j) d[j] = 0;
     }
-    dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
-    dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
+    causal_scores_backward(dQ, dK, dP, Q, K);
   });
 }
 
@@ -563,7 +621,7 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> Sc(scores + bh * T * T, T, T);
     MapR<S> P(att + bh * T * T, T, T);
-    Sc.template triangularView<Eigen::Lower>() = Q * K.transpose();
+    causal_scores(Sc, Q, K);
     const S slope = alibi_slopes ? alibi_slopes[h] : S(0);
     for (int i = 0; i < T; ++i) {
       S* s = Sc.data() + static_cast<int64_t>(i) * T;
@@ -576,7 +634,7 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
       norm[bh * T + i] = normalise_abs_row(p, i, T);
     }
     StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    causal_mix(O, P, V);
   });
 }
 
@@ -601,8 +659,7 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
     MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
     double* pk = partial + bh * Kp;
     // out = α·V: dV = αᵀ·dO, dα = dO·Vᵀ.
-    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
+    causal_mix_backward(dV, dP, P, dO, V);
     for (int i = 0; i < T; ++i) {
       const S* p = P.data() + static_cast<int64_t>(i) * T;
       const S* s = scores + bh * T * T + static_cast<int64_t>(i) * T;
@@ -616,8 +673,7 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
         d[j] = d[j] * g.slope(values, a) * scale;
       }
     }
-    dQ.noalias() = dP.template triangularView<Eigen::Lower>() * K;
-    dK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * Q;
+    causal_scores_backward(dQ, dK, dP, Q, K);
   });
   add_partials(dvalues, partial, static_cast<int64_t>(B) * H, Kp);
 }
@@ -650,10 +706,10 @@ void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* q
     const StridedRC<S> FQ(fb, T, hs, s2), FK(fb + C, T, hs, s2);
     const StridedRC<S> V(qkv + static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs, T, hs, s3);
     MapR<S> P(att + bh * T * T, T, T);
-    P.template triangularView<Eigen::Lower>() = FQ * FK.transpose();  // K_ij = φ(q_i)·φ(k_j)
+    causal_scores(P, FQ, FK);  // K_ij = φ(q_i)·φ(k_j)
     for (int i = 0; i < T; ++i) norm[bh * T + i] = normalise_abs_row(P.data() + static_cast<int64_t>(i) * T, i, T);
     StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
-    O.noalias() = P.template triangularView<Eigen::Lower>() * V;
+    causal_mix(O, P, V);
   });
 }
 
@@ -677,14 +733,12 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
     const StridedRC<S> dO(dout + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
     const MapRC<S> P(att + bh * T * T, T, T);
     MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
-    dV.noalias() = P.template triangularView<Eigen::Lower>().transpose() * dO;
-    dP.template triangularView<Eigen::Lower>() = dO * V.transpose();
+    causal_mix_backward(dV, dP, P, dO, V);
     for (int i = 0; i < T; ++i)
       normalise_abs_row_backward(dP.data() + static_cast<int64_t>(i) * T, P.data() + static_cast<int64_t>(i) * T,
                                  norm[bh * T + i], i, T);  // dP = dK
     // K = φQ·φKᵀ: dφQ = dK·φK, dφK = dKᵀ·φQ.
-    dFQ.noalias() = dP.template triangularView<Eigen::Lower>() * FK;
-    dFK.noalias() = dP.template triangularView<Eigen::Lower>().transpose() * FQ;
+    causal_scores_backward(dFQ, dFK, dP, FQ, FK);
   });
   // φ elementwise on q | k: dq | dk = dφ·φ'(q | k); dθ from every element, in fixed chunks.
   gather_qk(qk, qkv, N, C);

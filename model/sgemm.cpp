@@ -3,6 +3,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cmath>
 #include <vector>
 
@@ -59,18 +61,19 @@ inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 constexpr int kMR = 6;  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
 #endif
 
-constexpr int kNR = 2 * kLanes;  // columns per register tile (a packed panel of B)
-constexpr int kKC = 512;         // inner-dimension block: a packed panel is kKC × kNR floats
+constexpr int kNR = 2 * kLanes;  // columns per panel of B: a register tile is MR × (one or two vectors)
+constexpr int kKC = 512;         // inner-dimension block: a packed panel is at most kKC × kNR floats
 constexpr int kMC = 96;          // rows of A per block (re-read from L2 for each panel of B)
 
-// The register tile: C[0..MR)[0..kNR) (row stride ldc) = its start + A-rows × packed panel bp
-// over kc inner steps. `start`: load C (accumulate), zero, or the row vector `row`.
-template <int MR>
+// The register tile: C[0..MR)[0..NV·kLanes) (row stride ldc) = its start + A-rows × panel bp
+// (kc rows of NV·kLanes floats) over kc inner steps. `start`: load C (accumulate), zero, or the
+// row vector `row`.
+template <int MR, int NV>
 inline void tile(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
                  GemmInit start, const float* row) {
-  V acc[MR][2];
+  V acc[MR][NV];
   for (int r = 0; r < MR; ++r) {
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < NV; ++h) {
       if (start == GemmInit::kAccumulate) acc[r][h] = vload(c + r * ldc + h * kLanes);
       else if (start == GemmInit::kRow) acc[r][h] = vload(row + h * kLanes);
       else acc[r][h] = vzero();
@@ -79,66 +82,74 @@ inline void tile(int kc, const float* a, int64_t rsa, int64_t csa, const float* 
   const float* ar[MR];
   for (int r = 0; r < MR; ++r) ar[r] = a + r * rsa;
   for (int p = 0; p < kc; ++p) {
-    const V b0 = vload(bp), b1 = vload(bp + kLanes);
-    bp += kNR;
+    V b[NV];
+    for (int h = 0; h < NV; ++h) b[h] = vload(bp + h * kLanes);
+    bp += NV * kLanes;
     for (int r = 0; r < MR; ++r) {
       const V x = vbroadcast(*ar[r]);
-      acc[r][0] = vfma(x, b0, acc[r][0]);
-      acc[r][1] = vfma(x, b1, acc[r][1]);
+      for (int h = 0; h < NV; ++h) acc[r][h] = vfma(x, b[h], acc[r][h]);
       ar[r] += csa;
     }
   }
   for (int r = 0; r < MR; ++r)
-    for (int h = 0; h < 2; ++h) vstore(c + r * ldc + h * kLanes, acc[r][h]);
+    for (int h = 0; h < NV; ++h) vstore(c + r * ldc + h * kLanes, acc[r][h]);
 }
 
-template <int MR>
+// A tile whose panel has `width` <= NV·kLanes real columns (the rest packed as zeros): a partial
+// one goes through a full-width scratch tile.
+template <int MR, int NV>
 void tile_any_width(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
                     int width, GemmInit start, const float* row) {
-  if (width == kNR) return tile<MR>(kc, a, rsa, csa, bp, c, ldc, start, row);
-  // A partial panel (its missing columns are packed as zeros): through a full-width scratch tile.
-  alignas(64) float t[MR * kNR];
+  constexpr int w = NV * kLanes;
+  if (width == w) return tile<MR, NV>(kc, a, rsa, csa, bp, c, ldc, start, row);
+  alignas(64) float t[MR * w];
   for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < kNR; ++j)
-      t[r * kNR + j] = j >= width                         ? 0.0f
-                       : start == GemmInit::kAccumulate ? c[r * ldc + j]
-                       : start == GemmInit::kRow        ? row[j]
-                                                         : 0.0f;
-  tile<MR>(kc, a, rsa, csa, bp, t, kNR, GemmInit::kAccumulate, nullptr);
-  for (int r = 0; r < MR; ++r) std::copy(t + r * kNR, t + r * kNR + width, c + r * ldc);
+    for (int j = 0; j < w; ++j)
+      t[r * w + j] = j >= width                         ? 0.0f
+                     : start == GemmInit::kAccumulate ? c[r * ldc + j]
+                     : start == GemmInit::kRow        ? row[j]
+                                                       : 0.0f;
+  tile<MR, NV>(kc, a, rsa, csa, bp, t, w, GemmInit::kAccumulate, nullptr);
+  for (int r = 0; r < MR; ++r) std::copy(t + r * w, t + r * w + width, c + r * ldc);
 }
 
-template <int... R>
-struct TileTable {
-  using Fn = void (*)(int, const float*, int64_t, int64_t, const float*, float*, int64_t, int, GemmInit,
-                      const float*);
-  static constexpr Fn fns[sizeof...(R)] = {&tile_any_width<R + 1>...};
-};
+using TileFn = void (*)(int, const float*, int64_t, int64_t, const float*, float*, int64_t, int, GemmInit,
+                        const float*);
 
+// kTiles[NV − 1][MR − 1]
 template <int... R>
-constexpr auto make_tiles(std::integer_sequence<int, R...>) {
-  return TileTable<R...>{};
+constexpr std::array<std::array<TileFn, sizeof...(R)>, 2> tile_table(std::integer_sequence<int, R...>) {
+  return {{{&tile_any_width<R + 1, 1>...}, {&tile_any_width<R + 1, 2>...}}};
 }
+constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kMR>{});
 
-// Packs rows k0 … k0+kc−1 of B into panels of kNR columns (zeros past column n): panel q holds
-// B(k0+p, q·kNR + jj) at [q·kc·kNR + p·kNR + jj].
+// Columns j0 … of a panel: kNR, or for the last one the remaining columns rounded up to whole vectors.
+inline int panel_width(int n, int j0) { return std::min(kNR, (n - j0 + kLanes - 1) / kLanes * kLanes); }
+
+// Packs rows k0 … k0+kc−1 of B into panels (zeros past column n): the panel at column j0 (a
+// multiple of kNR) has width pw = panel_width(n, j0) and holds B(k0+p, j0 + jj) at
+// [j0·kc + p·pw + jj]. (Reading full panels of a row-major B in place instead was measured slower
+// on the M and L weight gradients: packed panels are contiguous.)
 void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
-  const int panels = (n + kNR - 1) / kNR;
-  std::fill(out, out + static_cast<int64_t>(panels) * kc * kNR, 0.0f);
-  if (B.col_stride == 1) {  // rows of B contiguous
-    for (int q = 0; q < panels; ++q) {
-      const int j0 = q * kNR, w = std::min(kNR, n - j0);
-      float* dst = out + static_cast<int64_t>(q) * kc * kNR;
+  for (int j0 = 0; j0 < n; j0 += kNR) {
+    const int pw = panel_width(n, j0), w = std::min(kNR, n - j0);
+    float* dst = out + static_cast<int64_t>(j0) * kc;
+    if (w < pw)  // the zero columns of a partial panel
+      for (int p = 0; p < kc; ++p) std::fill(dst + p * pw + w, dst + (p + 1) * pw, 0.0f);
+    if (B.col_stride == 1 && w == kNR) {  // rows of B contiguous: two vectors a row
       for (int p = 0; p < kc; ++p) {
         const float* src = B.data + (k0 + p) * B.row_stride + j0;
-        std::copy(src, src + w, dst + p * kNR);
+        vstore(dst + p * kNR, vload(src));
+        vstore(dst + p * kNR + kLanes, vload(src + kLanes));
       }
-    }
-  } else {  // columns of B contiguous when row_stride is 1 (B = Wᵀ): read along them
-    for (int j = 0; j < n; ++j) {
-      float* dst = out + static_cast<int64_t>(j / kNR) * kc * kNR + j % kNR;
-      const float* src = B.data + j * B.col_stride + k0 * B.row_stride;
-      for (int p = 0; p < kc; ++p) dst[p * kNR] = src[p * B.row_stride];
+    } else if (B.col_stride == 1) {
+      for (int p = 0; p < kc; ++p)
+        for (int jj = 0; jj < w; ++jj) dst[p * pw + jj] = B.data[(k0 + p) * B.row_stride + j0 + jj];
+    } else {  // read along B's columns (contiguous when row_stride is 1, B = Wᵀ)
+      for (int jj = 0; jj < w; ++jj) {
+        const float* src = B.data + (j0 + jj) * B.col_stride + k0 * B.row_stride;
+        for (int p = 0; p < kc; ++p) dst[p * pw + jj] = src[p * B.row_stride];
+      }
     }
   }
 }
@@ -146,13 +157,11 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
 }  // namespace
 
 void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc, GemmInit init,
-           const float* row) {
+           const float* row, bool a_lower) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return sgemm_reference(m, n, 0, A, B, C, ldc, init, row);
-  static constexpr auto tiles = make_tiles(std::make_integer_sequence<int, kMR>{});
-  const int panels = (n + kNR - 1) / kNR;
   thread_local std::vector<float> packed;
-  const size_t need = static_cast<size_t>(panels) * std::min(k, kKC) * kNR;
+  const size_t need = static_cast<size_t>(n + kNR) * std::min(k, kKC);
   if (packed.size() < need) packed.resize(need);
   for (int k0 = 0; k0 < k; k0 += kKC) {
     const int kc = std::min(kKC, k - k0);
@@ -160,14 +169,16 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
     const GemmInit start = k0 == 0 ? init : GemmInit::kAccumulate;
     for (int i0 = 0; i0 < m; i0 += kMC) {
       const int i1 = std::min(m, i0 + kMC);
-      for (int q = 0; q < panels; ++q) {
-        const int j0 = q * kNR, width = std::min(kNR, n - j0);
-        const float* bp = packed.data() + static_cast<int64_t>(q) * kc * kNR;
+      for (int j0 = 0; j0 < n; j0 += kNR) {
+        const int width = std::min(kNR, n - j0), nv = panel_width(n, j0) / kLanes;
+        const float* bp = packed.data() + static_cast<int64_t>(j0) * kc;
         const float* rj = start == GemmInit::kRow ? row + j0 : nullptr;
         for (int i = i0; i < i1; i += kMR) {
           const int rows = std::min(kMR, i1 - i);
-          tiles.fns[rows - 1](kc, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride, A.col_stride, bp,
-                              C + i * ldc + j0, ldc, width, start, rj);
+          // with A lower triangular, rows i … i+rows−1 have no terms past p = i+rows−1
+          const int steps = a_lower ? std::clamp(i + rows - k0, 0, kc) : kc;
+          kTiles[nv - 1][rows - 1](steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride,
+                                   A.col_stride, bp, C + i * ldc + j0, ldc, width, start, rj);
         }
       }
     }
@@ -177,7 +188,7 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
 #else  // no vector kernel for this target: the plain loops (callers use Eigen's product instead)
 
 void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc, GemmInit init,
-           const float* row) {
+           const float* row, bool) {
   sgemm_reference(m, n, k, A, B, C, ldc, init, row);
 }
 

@@ -21,9 +21,11 @@ struct StridedOperand {
 enum class GemmInit { kAccumulate, kZero, kRow };
 
 // C (m×n, row-major, row stride ldc) = init + A·B, A m×k, B k×n (both StridedOperand).
-// `row` is the row vector of GemmInit::kRow (n values), else unused.
+// `row` is the row vector of GemmInit::kRow (n values), else unused. With a_lower the caller
+// promises A(i, p) = 0 for p > i (a causal attention matrix): sgemm then skips whole register
+// tiles of those zeros, which leaves every sum unchanged.
 void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc, GemmInit init,
-           const float* row = nullptr);
+           const float* row = nullptr, bool a_lower = false);
 
 // The same products as plain loops (the specification of sgemm, and its test reference).
 void sgemm_reference(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc,

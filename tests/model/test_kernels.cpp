@@ -205,6 +205,28 @@ TEST_CASE("kernels: sgemm equals its plain fma loops bit for bit, whatever the s
   CHECK(cases == 9 * 4 * 3);
 }
 
+TEST_CASE("kernels: sgemm skipping the zeros of a lower-triangular A equals the plain loops") {
+  // causal attention products: P (T×T, zero above the diagonal) times V, P stored as is (row
+  // stride T) or read transposed from a stored upper-triangular matrix
+  for (const int T : {5, 32, 64, 100, 600}) {
+    for (const int hs : {7, 16, 32, 40}) {
+      for (const bool transposed : {false, true}) {
+        auto p = random_vec(static_cast<size_t>(T) * T, 60 + T + hs);
+        for (int i = 0; i < T; ++i)
+          for (int j = 0; j < T; ++j)
+            if (transposed ? i > j : j > i) p[static_cast<size_t>(i) * T + j] = 0.0f;
+        const auto v = random_vec(static_cast<size_t>(T) * 3 * hs, 70 + T + hs);
+        const StridedOperand P = transposed ? StridedOperand{p.data(), 1, T} : StridedOperand{p.data(), T, 1};
+        std::vector<float> o(static_cast<size_t>(T) * hs, 9.0f), expect(o.size(), 9.0f);
+        sgemm(T, hs, T, P, {v.data(), 3 * hs, 1}, o.data(), hs, GemmInit::kZero, nullptr, true);
+        sgemm_reference(T, hs, T, P, {v.data(), 3 * hs, 1}, expect.data(), hs, GemmInit::kZero);
+        INFO("T " << T << " hs " << hs << " transposed " << transposed);
+        CHECK(o == expect);
+      }
+    }
+  }
+}
+
 TEST_CASE("kernels: sgemm_reference is the product (against double loops)") {
   const int m = 23, n = 41, k = 300;
   const auto a = random_vec(static_cast<size_t>(k) * m, 50), b = random_vec(static_cast<size_t>(k) * n, 51),
