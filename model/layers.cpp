@@ -28,12 +28,12 @@ template <typename S>
 using StridedRC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
 
 // GEMM chunks: a product is split into two halves (for two threads), each at least kMinRowChunk
-// rows (products over rows) or kMinColChunk output features (weight gradients). The split depends
-// on the shape only, never on the thread count, so neither do the results. Every chunk re-packs
-// the matrix it shares with the others (the weight, or the activations): fewer, larger chunks
-// pack less.
+// rows (products over rows) or kMinColChunk input features (weight gradients). The split depends
+// on the shape only, never on the thread count, so neither do the results (and sgemm's do not
+// depend on the split at all). Every row chunk re-packs the weight it shares with the others:
+// fewer, larger chunks pack less.
 constexpr int kMinRowChunk = 256;
-constexpr int kMinColChunk = 128;
+constexpr int kMinColChunk = 32;
 
 // Below this many multiply-adds a loop runs on one thread (a parallel region costs more); the
 // chunks and hence the results are the same either way.
@@ -253,20 +253,21 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
       gemm_add<false, false>(rows, C, OC, dout + static_cast<int64_t>(r0) * OC, OC, weight, C, dX, C);
     });
   }
-  // dW += doutᵀ·inp and db += Σ_n dout, in chunks of output features (each a full sum over rows).
-  const int cc = half_chunk(OC, kMinColChunk), nc = chunks(OC, cc);
+  // dW += doutᵀ·inp in chunks of input features (columns of dW and of inp: each chunk packs only its
+  // columns of inp), and db += Σ_n dout in as many chunks of output features; each a full sum over rows.
+  const int cc = half_chunk(C, kMinColChunk), nc = chunks(C, cc), bc = (OC + nc - 1) / nc;
   const bool parallel = nc > 1 && static_cast<int64_t>(N) * C * OC >= kMinParallelWork;
   parallel_for(nc, parallel, [&](int i) {
-    const int o0 = i * cc, cols = std::min(cc, OC - o0);
-    S* dW = dweight + static_cast<int64_t>(o0) * C;
-    if constexpr (kUseSgemm<S>)  // doutᵀ: element (o, n) of the cols×N operand is dout[n·OC + o0 + o]
-      sgemm(cols, C, N, {dout + o0, 1, OC}, {inp, C, 1}, dW, C, GemmInit::kAccumulate);
+    const int c0 = i * cc, cols = std::min(cc, C - c0);
+    if constexpr (kUseSgemm<S>)  // doutᵀ: element (o, n) of the OC×N operand is dout[n·OC + o]
+      sgemm(OC, cols, N, {dout, 1, OC}, {inp + c0, C, 1}, dweight + c0, C, GemmInit::kAccumulate);
     else
-      gemm_add<true, false>(cols, C, N, dout + o0, OC, inp, C, dW, C);
+      gemm_add<true, false>(OC, cols, N, dout, OC, inp + c0, C, dweight + c0, C);
     if (dbias) {
+      const int o0 = i * bc, o1 = std::min(OC, o0 + bc);
       for (int n = 0; n < N; ++n) {
-        const S* g = dout + static_cast<int64_t>(n) * OC + o0;
-        for (int c = 0; c < cols; ++c) dbias[o0 + c] += g[c];
+        const S* g = dout + static_cast<int64_t>(n) * OC;
+        for (int o = o0; o < o1; ++o) dbias[o] += g[o];
       }
     }
   });

@@ -1,7 +1,7 @@
 // The optimised kernels of model/layers.cpp (float GEMMs on sgemm's register-blocked kernel,
 // double ones on Eigen's with persistent packing buffers, the row-pass softmax attention) against
 // plain loops written from their definitions, in double, on shapes that cross the fixed chunk
-// boundaries (rows past 256, outputs past 128); and sgemm against its plain fma loops, bit for bit.
+// boundaries (rows past 256, input features past 32); and sgemm against its plain fma loops, bit for bit.
 #include <omp.h>
 
 #include <catch2/catch.hpp>
@@ -38,7 +38,7 @@ double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
 }  // namespace
 
 TEST_CASE("kernels: matmul forward and backward equal plain loops") {
-  const int N = 300, C = 40, OC = 200;  // 2 row chunks, 2 output-feature chunks
+  const int N = 300, C = 40, OC = 200;  // 2 row chunks, 2 input-feature chunks, 2 bias halves
   const auto x = random_vec(static_cast<size_t>(N) * C, 1), w = random_vec(static_cast<size_t>(OC) * C, 2),
              bias = random_vec(OC, 3), dout = random_vec(static_cast<size_t>(N) * OC, 4);
   std::vector<float> out(static_cast<size_t>(N) * OC), dinp(static_cast<size_t>(N) * C, 7.0f),
