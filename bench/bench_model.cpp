@@ -8,6 +8,8 @@
 //   bench_model --gemm                                             a core's float32 GEMM rate:
 //               GFLOP/s of a 512×512×512 Eigen product, one thread (median of 15), and of the
 //               same product on our kernel (model/sgemm)
+//   bench_model --shapes                                           the linear layers' products of S, M
+//               and L (forward, input gradient, weight gradient), Eigen's against sgemm, GFLOP/s
 // GCC 12's false -Wmaybe-uninitialized warnings inside Eigen's AVX-512 product code (as in
 // model/layers.cpp).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -126,6 +128,52 @@ void print_gemm_rates() {
   std::printf("gflops=%.2f sgemm_gflops=%.2f\n", eigen, ours);
 }
 
+// GFLOP/s of the linear layers' three products (y = x·Wᵀ, dX = dY·W, dW += dYᵀ·X), one row chunk
+// of each configuration (half of batch × T rows, at least 256), on Eigen's product and on sgemm.
+void print_shapes() {
+  using MatR = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Map = Eigen::Map<MatR>;
+  using namespace srbench::model;
+  struct Shape {
+    const char* name;
+    int rows, in, out;
+  };
+  const Shape shapes[] = {{"S qkv", 512, 64, 192},    {"S fc1", 512, 64, 256},   {"S fc2", 512, 256, 64},
+                          {"M qkv", 1024, 128, 384},  {"M o", 1024, 128, 128},   {"M fc1", 1024, 128, 512},
+                          {"M fc2", 1024, 512, 128},  {"L fc1", 1024, 256, 1024}, {"L fc2", 1024, 1024, 256}};
+  std::mt19937 gen(1);
+  std::normal_distribution<float> nd;
+  std::printf("GFLOP/s, 1 thread, best of 7 x 5 products: Eigen / sgemm\n");
+  std::printf("%-7s%7s%5s%5s %15s %15s %15s\n", "shape", "rows", "in", "out", "y = x.W^T", "dX = dY.W",
+              "dW += dY^T.X");
+  for (const Shape& sh : shapes) {
+    const int N = sh.rows, K = sh.in, OC = sh.out;
+    std::vector<float> x(static_cast<size_t>(N) * K), w(static_cast<size_t>(OC) * K), dy(static_cast<size_t>(N) * OC),
+        y(dy.size()), dx(x.size()), dw(w.size());
+    for (auto* v : {&x, &w, &dy})
+      for (float& e : *v) e = nd(gen);
+    Map X(x.data(), N, K), W(w.data(), OC, K), Y(y.data(), N, OC), DY(dy.data(), N, OC), DX(dx.data(), N, K),
+        DW(dw.data(), OC, K);
+    const auto rate = [&](auto&& product) {
+      double best = 1e30;
+      for (int r = 0; r < 7; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < 5; ++i) product();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 5);
+      }
+      return 2.0 * N * K * OC / best * 1e-9;
+    };
+    const double e1 = rate([&] { Y.noalias() = X * W.transpose(); });
+    const double o1 = rate([&] { sgemm(N, OC, K, {x.data(), K, 1}, {w.data(), 1, K}, y.data(), OC, GemmInit::kZero); });
+    const double e2 = rate([&] { DX.noalias() = DY * W; });
+    const double o2 = rate([&] { sgemm(N, K, OC, {dy.data(), OC, 1}, {w.data(), K, 1}, dx.data(), K, GemmInit::kZero); });
+    const double e3 = rate([&] { DW.noalias() += DY.transpose() * X; });
+    const double o3 =
+        rate([&] { sgemm(OC, K, N, {dy.data(), 1, OC}, {x.data(), K, 1}, dw.data(), K, GemmInit::kAccumulate); });
+    std::printf("%-7s%7d%5d%5d %7.0f /%6.0f %7.0f /%6.0f %7.0f /%6.0f\n", sh.name, N, K, OC, e1, o1, e2, o2, e3, o3);
+  }
+}
+
 long maxrss_kb() {
   rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -136,7 +184,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: bench_model [--threads 1,2] [--steps N] [--configs S,M,L]\n"
                "       bench_model --run --d D --layers L --heads H --T T --batch B [--threads N] [--steps N]\n"
-               "       bench_model --gemm\n");
+               "       bench_model --gemm\n"
+               "       bench_model --shapes\n");
   return 2;
 }
 
@@ -152,6 +201,9 @@ int main(int argc, char** argv) {
     const bool has = i + 1 < argc;
     if (!std::strcmp(argv[i], "--gemm")) {
       print_gemm_rates();
+      return 0;
+    } else if (!std::strcmp(argv[i], "--shapes")) {
+      print_shapes();
       return 0;
     } else if (!std::strcmp(argv[i], "--run")) one = true;
     else if (!has) return usage();
