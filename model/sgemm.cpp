@@ -12,6 +12,7 @@ namespace srbench::model {
 
 namespace {
 
+// Where the chain of element (·, j) starts, C pointing at the element.
 float init_value(GemmInit init, const float* C, const float* row, int j) {
   switch (init) {
     case GemmInit::kAccumulate: return *C;
@@ -104,11 +105,7 @@ void tile_any_width(int kc, const float* a, int64_t rsa, int64_t csa, const floa
   if (width == w) return tile<MR, NV>(kc, a, rsa, csa, bp, c, ldc, start, row);
   alignas(64) float t[MR * w];
   for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < w; ++j)
-      t[r * w + j] = j >= width                         ? 0.0f
-                     : start == GemmInit::kAccumulate ? c[r * ldc + j]
-                     : start == GemmInit::kRow        ? row[j]
-                                                       : 0.0f;
+    for (int j = 0; j < w; ++j) t[r * w + j] = j < width ? init_value(start, c + r * ldc + j, row, j) : 0.0f;
   tile<MR, NV>(kc, a, rsa, csa, bp, t, w, GemmInit::kAccumulate, nullptr);
   for (int r = 0; r < MR; ++r) std::copy(t + r * w, t + r * w + width, c + r * ldc);
 }
@@ -142,10 +139,7 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
         vstore(dst + p * kNR, vload(src));
         vstore(dst + p * kNR + kLanes, vload(src + kLanes));
       }
-    } else if (B.col_stride == 1) {
-      for (int p = 0; p < kc; ++p)
-        for (int jj = 0; jj < w; ++jj) dst[p * pw + jj] = B.data[(k0 + p) * B.row_stride + j0 + jj];
-    } else {  // read along B's columns (contiguous when row_stride is 1, B = Wᵀ)
+    } else {  // any strides, read along B's columns (contiguous when row_stride is 1, B = Wᵀ)
       for (int jj = 0; jj < w; ++jj) {
         const float* src = B.data + (j0 + jj) * B.col_stride + k0 * B.row_stride;
         for (int p = 0; p < kc; ++p) dst[p * pw + jj] = src[p * B.row_stride];
