@@ -93,8 +93,8 @@ std::string real_text(double v) {
 }
 
 // Picks the enum value whose name is `text`.
-template <typename E>
-E parse_choice(const std::string& key, const std::string& text, std::initializer_list<E> values) {
+template <typename E, typename Values>
+E parse_choice_in(const std::string& key, const std::string& text, const Values& values) {
   const std::string t = trim(text);
   std::string names;
   for (E v : values) {
@@ -102,6 +102,10 @@ E parse_choice(const std::string& key, const std::string& text, std::initializer
     names += (names.empty() ? "" : ", ") + std::string(to_string(v));
   }
   fail(key, "unknown value '" + t + "' (expected one of: " + names + ")");
+}
+template <typename E>
+E parse_choice(const std::string& key, const std::string& text, std::initializer_list<E> values) {
+  return parse_choice_in<E>(key, text, values);
 }
 
 }  // namespace
@@ -117,86 +121,127 @@ void check_range(const std::string& key, double r) {
   if (!(r > 0) || !std::isfinite(r)) fail(key, "the spline range R must be a finite number > 0, got " + real_text(r));
 }
 
-// Sets field `field` of a spline section; `key` is the full dotted key, for messages.
-void set_spline(SplineConfig& sc, const std::string& key, const std::string& field, const std::string& text) {
-  if (field == "keypoints") {
-    const int k = parse_int(key, text);
-    check_keypoints(key, k);
-    sc.keypoints = k;
-  } else if (field == "range") {
-    const double r = parse_real(key, text);
-    check_range(key, r);
-    sc.range = r;
-  } else if (field == "extrapolate") {
-    sc.extrapolate = parse_choice(key, text, {Extrapolate::Constant, Extrapolate::Linear});
-  } else if (field == "init") {
-    sc.init = parse_choice(key, text, {SplineInit::Gelu, SplineInit::Relu, SplineInit::Identity, SplineInit::Exp,
-                                       SplineInit::Elu1, SplineInit::Zero});
-  } else if (field == "share") {
-    sc.share = parse_choice(key, text, {SplineShare::Layer, SplineShare::Model});
-  } else {
-    std::string all;
-    for (const char* f : kSplineFields) all += (all.empty() ? "" : ", ") + std::string(f);
-    fail(key, "unknown spline setting '" + field + "' (valid: " + all + ")");
-  }
+using ModelField = Field<ModelConfig, const std::string&>;
+
+// The field at `get(c)` (a generic lambda returning a reference into a config, const or not):
+// read by `parse(key, text)`, written as `show(value)`.
+template <typename Get, typename Parse, typename Show>
+ModelField field(const std::string& key, Get get, Parse parse, Show show) {
+  return {key, [=](ModelConfig& c, const std::string& text) { get(c) = parse(key, text); },
+          [=](const ModelConfig& c, YAML::Emitter& e) { e << show(get(c)); },
+          [=](const ModelConfig& a, const ModelConfig& b) { return get(a) == get(b); }};
 }
 
-void emit_spline(YAML::Emitter& out, const char* name, const SplineConfig& sc, SplineInit init) {
-  out << YAML::Key << name << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "keypoints" << YAML::Value << sc.keypoints;
-  out << YAML::Key << "range" << YAML::Value << real_text(sc.range);
-  out << YAML::Key << "extrapolate" << YAML::Value << to_string(sc.extrapolate);
-  out << YAML::Key << "init" << YAML::Value << to_string(init);
-  out << YAML::Key << "share" << YAML::Value << to_string(sc.share);
-  out << YAML::EndMap;
+// An integer key; validate() requires it to be >= 1.
+ModelField size_field(const std::string& key, int ModelConfig::*m) {
+  ModelField f = field(key, [m](auto& c) -> auto& { return c.*m; }, parse_int, [](int v) { return v; });
+  f.check = [key, m](const ModelConfig& c) {
+    if (c.*m < 1) fail(key, "must be >= 1, got " + std::to_string(c.*m));
+  };
+  return f;
+}
+
+// A key naming one value of an enum.
+template <typename E>
+ModelField choice_field(const std::string& key, E ModelConfig::*m, std::initializer_list<E> values) {
+  const std::vector<E> all(values);
+  return field(
+      key, [m](auto& c) -> auto& { return c.*m; },
+      [all](const std::string& k, const std::string& text) { return parse_choice_in<E>(k, text, all); },
+      [](E v) { return to_string(v); });
+}
+
+// The settings of one spline section (`mlp_spline.*` or `attn_spline.*`).
+void add_spline_fields(FieldTable<ModelConfig, const std::string&>& t, const std::string& section,
+                       SplineConfig ModelConfig::*m, SplineInit (ModelConfig::*resolved_init)() const) {
+  auto sc = [m](auto& c) -> auto& { return c.*m; };
+  ModelField k = field(section + ".keypoints", [sc](auto& c) -> auto& { return sc(c).keypoints; },
+                            [](const std::string& key, const std::string& text) {
+                              const int v = parse_int(key, text);
+                              check_keypoints(key, v);
+                              return v;
+                            },
+                            [](int v) { return v; });
+  k.check = [key = k.key, m](const ModelConfig& c) { check_keypoints(key, (c.*m).keypoints); };
+  t.push_back(k);
+  ModelField r = field(section + ".range", [sc](auto& c) -> auto& { return sc(c).range; },
+                               [](const std::string& key, const std::string& text) {
+                                 const double v = parse_real(key, text);
+                                 check_range(key, v);
+                                 return v;
+                               },
+                               real_text);
+  r.check = [key = r.key, m](const ModelConfig& c) { check_range(key, (c.*m).range); };
+  t.push_back(r);
+  t.push_back(field(section + ".extrapolate", [sc](auto& c) -> auto& { return sc(c).extrapolate; },
+                                 [](const std::string& key, const std::string& text) {
+                                   return parse_choice(key, text, {Extrapolate::Constant, Extrapolate::Linear});
+                                 },
+                                 [](Extrapolate v) { return to_string(v); }));
+  // init: unset means the site's default; written and compared resolved.
+  t.push_back({section + ".init",
+               [sc, key = section + ".init"](ModelConfig& c, const std::string& text) {
+                 sc(c).init = parse_choice(key, text, {SplineInit::Gelu, SplineInit::Relu, SplineInit::Identity,
+                                                       SplineInit::Exp, SplineInit::Elu1, SplineInit::Zero});
+               },
+               [resolved_init](const ModelConfig& c, YAML::Emitter& e) { e << to_string((c.*resolved_init)()); },
+               [resolved_init](const ModelConfig& a, const ModelConfig& b) {
+                 return (a.*resolved_init)() == (b.*resolved_init)();
+               }});
+  t.push_back(field(section + ".share", [sc](auto& c) -> auto& { return sc(c).share; },
+                                 [](const std::string& key, const std::string& text) {
+                                   return parse_choice(key, text, {SplineShare::Layer, SplineShare::Model});
+                                 },
+                                 [](SplineShare v) { return to_string(v); }));
 }
 
 }  // namespace
 
-const std::vector<std::string>& ModelConfig::keys() {
-  static const std::vector<std::string> k = [] {
-    std::vector<std::string> v = {"vocab",      "layers",    "d_model", "heads",    "mlp_ratio", "max_len",
-                                  "position",   "norm",      "activation", "attention", "lime", "lime_init"};
-    for (const char* section : {"mlp_spline", "attn_spline"})
-      for (const char* f : kSplineFields) v.push_back(std::string(section) + "." + f);
-    return v;
+const FieldTable<ModelConfig, const std::string&>& model_fields() {
+  static const FieldTable<ModelConfig, const std::string&> table = [] {
+    FieldTable<ModelConfig, const std::string&> t;
+    ModelField vocab = size_field("vocab", &ModelConfig::vocab);
+    vocab.check = [](const ModelConfig& c) {
+      if (c.vocab < 1) fail("vocab", "must be set to the vocabulary size (>= 1), got " + std::to_string(c.vocab));
+    };
+    t.push_back(vocab);
+    t.push_back(size_field("layers", &ModelConfig::layers));
+    t.push_back(size_field("d_model", &ModelConfig::d_model));
+    t.push_back(size_field("heads", &ModelConfig::heads));
+    t.push_back(size_field("mlp_ratio", &ModelConfig::mlp_ratio));
+    t.push_back(size_field("max_len", &ModelConfig::max_len));
+    t.push_back(choice_field("position", &ModelConfig::position,
+                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None}));
+    t.push_back(choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms}));
+    t.push_back(choice_field("activation", &ModelConfig::activation,
+                             {Activation::Gelu, Activation::Relu, Activation::Spline}));
+    t.push_back(choice_field("attention", &ModelConfig::attention,
+                             {Attention::Softmax, Attention::SplineScore, Attention::SplineKernel}));
+    t.push_back(choice_field("lime", &ModelConfig::lime, {Lime::None, Lime::Static}));
+    t.push_back(field(
+        "lime_init", [](auto& c) -> auto& { return c.lime_init; },
+        [](const std::string& key, const std::string& text) {
+          const std::string v = trim(text);
+          if (v != "uniform" && v != "identity") fail(key, "unknown value '" + v + "' (expected one of: uniform, identity)");
+          return v;
+        },
+        [](const std::string& v) { return v; }));
+    add_spline_fields(t, "mlp_spline", &ModelConfig::mlp_spline, &ModelConfig::mlp_init);
+    add_spline_fields(t, "attn_spline", &ModelConfig::attn_spline, &ModelConfig::attn_init);
+    return t;
   }();
+  return table;
+}
+
+const std::vector<std::string>& ModelConfig::keys() {
+  static const std::vector<std::string> k = field_keys(model_fields());
   return k;
 }
 
-bool ModelConfig::operator==(const ModelConfig& o) const {
-  auto resolved = [](const ModelConfig& c) {
-    SplineConfig m = c.mlp_spline, a = c.attn_spline;
-    m.init = c.mlp_init();
-    a.init = c.attn_init();
-    return std::tuple(c.vocab, c.layers, c.d_model, c.heads, c.mlp_ratio, c.max_len, c.position, c.norm,
-                      c.activation, c.attention, c.lime, c.lime_init, m, a);
-  };
-  return resolved(*this) == resolved(o);
-}
+bool ModelConfig::operator==(const ModelConfig& o) const { return equal_fields(model_fields(), *this, o); }
 
 void ModelConfig::set(const std::string& key, const std::string& value_text) {
-  if (key == "vocab") vocab = parse_int(key, value_text);
-  else if (key == "layers") layers = parse_int(key, value_text);
-  else if (key == "d_model") d_model = parse_int(key, value_text);
-  else if (key == "heads") heads = parse_int(key, value_text);
-  else if (key == "mlp_ratio") mlp_ratio = parse_int(key, value_text);
-  else if (key == "max_len") max_len = parse_int(key, value_text);
-  else if (key == "position")
-    position = parse_choice(key, value_text, {Position::Learned, Position::Sinusoidal, Position::Rope,
-                                              Position::Alibi, Position::None});
-  else if (key == "norm") norm = parse_choice(key, value_text, {Norm::Layer, Norm::Rms});
-  else if (key == "activation")
-    activation = parse_choice(key, value_text, {Activation::Gelu, Activation::Relu, Activation::Spline});
-  else if (key == "attention")
-    attention =
-        parse_choice(key, value_text, {Attention::Softmax, Attention::SplineScore, Attention::SplineKernel});
-  else if (key == "lime") lime = parse_choice(key, value_text, {Lime::None, Lime::Static});
-  else if (key == "lime_init") {
-    const std::string t = trim(value_text);
-    if (t != "uniform" && t != "identity") fail(key, "unknown value '" + t + "' (expected one of: uniform, identity)");
-    lime_init = t;
-  } else if (key == "mlp_spline" || key == "attn_spline") {  // a whole section, as a YAML map
+  if (key == "mlp_spline" || key == "attn_spline") {  // a whole section, as a YAML map
     YAML::Node n;
     try {
       n = YAML::Load(value_text);
@@ -208,15 +253,18 @@ void ModelConfig::set(const std::string& key, const std::string& value_text) {
       if (!kv.second.IsScalar()) fail(sub, "expected a single value");
       set(sub, kv.second.Scalar());
     }
-  } else if (key.rfind("mlp_spline.", 0) == 0) {
-    set_spline(mlp_spline, key, key.substr(11), value_text);
-  } else if (key.rfind("attn_spline.", 0) == 0) {
-    set_spline(attn_spline, key, key.substr(12), value_text);
-  } else {
-    std::string all;
-    for (const auto& k : keys()) all += (all.empty() ? "" : ", ") + k;
-    fail(key, "unknown key (valid keys: " + all + ")");
+    return;
   }
+  if (const ModelField* f = find_field(model_fields(), key)) return f->read(*this, value_text);
+  for (const char* section : {"mlp_spline.", "attn_spline."}) {
+    if (key.rfind(section, 0) != 0) continue;
+    std::string all;
+    for (const char* f : kSplineFields) all += (all.empty() ? "" : ", ") + std::string(f);
+    fail(key, "unknown spline setting '" + key.substr(std::string(section).size()) + "' (valid: " + all + ")");
+  }
+  std::string all;
+  for (const auto& k : keys()) all += (all.empty() ? "" : ", ") + k;
+  fail(key, "unknown key (valid keys: " + all + ")");
 }
 
 void ModelConfig::apply_yaml(const YAML::Node& map) {
@@ -239,20 +287,7 @@ void ModelConfig::apply_yaml(const YAML::Node& map) {
 std::string ModelConfig::to_yaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  out << YAML::Key << "vocab" << YAML::Value << vocab;
-  out << YAML::Key << "layers" << YAML::Value << layers;
-  out << YAML::Key << "d_model" << YAML::Value << d_model;
-  out << YAML::Key << "heads" << YAML::Value << heads;
-  out << YAML::Key << "mlp_ratio" << YAML::Value << mlp_ratio;
-  out << YAML::Key << "max_len" << YAML::Value << max_len;
-  out << YAML::Key << "position" << YAML::Value << to_string(position);
-  out << YAML::Key << "norm" << YAML::Value << to_string(norm);
-  out << YAML::Key << "activation" << YAML::Value << to_string(activation);
-  out << YAML::Key << "attention" << YAML::Value << to_string(attention);
-  out << YAML::Key << "lime" << YAML::Value << to_string(lime);
-  out << YAML::Key << "lime_init" << YAML::Value << lime_init;
-  emit_spline(out, "mlp_spline", mlp_spline, mlp_init());
-  emit_spline(out, "attn_spline", attn_spline, attn_init());
+  write_fields(model_fields(), *this, out);
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -270,25 +305,13 @@ ModelConfig ModelConfig::from_yaml(const std::string& text) {
 }
 
 void ModelConfig::validate() const {
-  auto positive = [](const char* key, int v) {
-    if (v < 1) fail(key, "must be >= 1, got " + std::to_string(v));
-  };
-  if (vocab < 1) fail("vocab", "must be set to the vocabulary size (>= 1), got " + std::to_string(vocab));
-  positive("layers", layers);
-  positive("d_model", d_model);
-  positive("heads", heads);
-  positive("mlp_ratio", mlp_ratio);
-  positive("max_len", max_len);
+  check_fields(model_fields(), *this);
   if (d_model % heads != 0)
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (position == Position::Rope && head_size() % 2 != 0)
     fail("position", "rope needs an even head size d_model/heads, got " + std::to_string(head_size()));
   if (position == Position::Sinusoidal && d_model % 2 != 0)
     fail("position", "sinusoidal needs an even d_model, got " + std::to_string(d_model));
-  check_keypoints("mlp_spline.keypoints", mlp_spline.keypoints);
-  check_keypoints("attn_spline.keypoints", attn_spline.keypoints);
-  check_range("mlp_spline.range", mlp_spline.range);
-  check_range("attn_spline.range", attn_spline.range);
   if (position == Position::Alibi && attention == Attention::SplineKernel)
     fail("position", "alibi is not defined for model.attention: spline-kernel (the kernel form has no scores to "
                      "bias); use position rope, learned, sinusoidal or none, or attention softmax / spline-score");

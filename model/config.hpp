@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/error.hpp"
+#include "model/field_table.hpp"
 
 namespace YAML {
 class Node;
@@ -101,8 +102,13 @@ struct ModelConfig {
   static const std::vector<std::string>& keys();
 
   // Equal resolved configs: an unset spline init equals its default given explicitly.
-  // (Lists every field: extend it with any new one.)
   bool operator==(const ModelConfig& o) const;
 };
+
+// The config's field table (model/field_table.hpp), in the order to_yaml() writes the keys: the
+// one list of the model's keys. Each field reads its value from the text of a YAML scalar
+// (ModelError naming the key), writes it, compares it resolved, and — for the fields with a
+// range — checks it (validate()). A new model key is one entry here (config.cpp) plus its check.
+const FieldTable<ModelConfig, const std::string&>& model_fields();
 
 }  // namespace srbench::model

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/diagnostics.hpp"
-#include "harness/report.hpp"
-#include "harness/results.hpp"
-#include "harness/suite.hpp"
-#include "harness/trainer.hpp"
+#include "harness/run/diagnostics.hpp"
+#include "harness/report/report.hpp"
+#include "harness/results/results.hpp"
+#include "tests/harness/helpers.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/run/trainer.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
@@ -392,7 +395,7 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
   }
   // through the command line: the suite file, then the csv of report --diagnostics
   const std::string suite_path = dir.file("diag.h5");
-  write_suite_file(suite_path, kTinySuite, files);
+  srbench::test::write_suite_file_of(suite_path, kTinySuite, files);
   const auto csv = srbench::test::run_srbench({"report", suite_path, "--diagnostics", "--format", "csv"});
   REQUIRE(csv.exit_code == 0);
   for (int l = 0; l < 2; ++l) {

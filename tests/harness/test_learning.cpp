@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "harness/suite.hpp"
-#include "harness/trainer.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/run/trainer.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
 
 using namespace srbench::harness;
 

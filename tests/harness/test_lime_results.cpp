@@ -4,9 +4,12 @@
 
 #include <hdf5.h>
 
-#include "harness/results.hpp"
-#include "harness/suite.hpp"
-#include "harness/trainer.hpp"
+#include "harness/results/results.hpp"
+#include "tests/harness/helpers.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/run/trainer.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
 #include "model/checkpoint.hpp"
 #include "tests/support.hpp"
 
@@ -56,7 +59,7 @@ TEST_CASE("lime results: routers/layer<l> round-trip through run and suite files
     h5::Id type(H5Dget_type(ds));
     CHECK(H5Tequal(type, H5T_IEEE_F32LE) > 0);
   }
-  write_suite_file(dir.file("suite.h5"), "name: x\n", {dir.file("run.h5")});
+  srbench::test::write_suite_file_of(dir.file("suite.h5"), "name: x\n", {dir.file("run.h5")});
   const SuiteFile s = read_suite_file(dir.file("suite.h5"));
   REQUIRE(s.runs.size() == 1);
   CHECK(s.runs[0].routers == r.routers);

@@ -2,7 +2,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "harness/metrics.hpp"
+#include "harness/run/metrics.hpp"
+#include "harness/report/stats.hpp"
 
 using namespace srbench::harness;
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/report.hpp"
+#include "harness/report/report.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;

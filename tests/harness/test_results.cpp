@@ -8,9 +8,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "harness/report.hpp"
-#include "harness/results.hpp"
-#include "harness/suite.hpp"
+#include "harness/report/report.hpp"
+#include "harness/results/results.hpp"
+#include "tests/harness/helpers.hpp"
+#include "harness/suite/suite.hpp"
 #include "model/checkpoint.hpp"
 #include "tests/support.hpp"
 
@@ -243,7 +244,7 @@ TEST_CASE("write_suite_file assembles a summary row and a run group per run file
     write_run_file(paths.back(), r, kSuiteYaml, nullptr);
   }
   const std::string out = dir.file("mini.h5");
-  write_suite_file(out, kSuiteYaml, paths);
+  srbench::test::write_suite_file_of(out, kSuiteYaml, paths);
   const auto s = read_suite_file(out);
   CHECK(s.format_version == 1);
   CHECK(s.suite_yaml == kSuiteYaml);
@@ -277,12 +278,12 @@ TEST_CASE("write_suite_file assembles a summary row and a run group per run file
 
   // a damaged run file stops the assembly and leaves no output
   srbench::test::write_file(dir.file("bad.h5"), "not hdf5");
-  CHECK_THROWS_AS(write_suite_file(dir.file("other.h5"), kSuiteYaml, {paths[0], dir.file("bad.h5")}), ResultsError);
+  CHECK_THROWS_AS(srbench::test::write_suite_file_of(dir.file("other.h5"), kSuiteYaml, {paths[0], dir.file("bad.h5")}), ResultsError);
   CHECK_FALSE(std::filesystem::exists(dir.file("other.h5")));
-  CHECK_THROWS_AS(write_suite_file(dir.file("other.h5"), kSuiteYaml, {paths[0], paths[0]}), ResultsError);
+  CHECK_THROWS_AS(srbench::test::write_suite_file_of(dir.file("other.h5"), kSuiteYaml, {paths[0], paths[0]}), ResultsError);
 
   // no finished runs yet: an empty but valid suite file
-  write_suite_file(dir.file("empty.h5"), kSuiteYaml, {});
+  srbench::test::write_suite_file_of(dir.file("empty.h5"), kSuiteYaml, {});
   const auto empty = read_suite_file(dir.file("empty.h5"));
   CHECK(empty.summary.empty());
   CHECK(empty.runs.empty());

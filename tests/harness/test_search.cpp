@@ -11,11 +11,15 @@
 #include <map>
 #include <set>
 
-#include "harness/report.hpp"
-#include "harness/results.hpp"
-#include "harness/search.hpp"
-#include "harness/suite.hpp"
-#include "harness/trainer.hpp"
+#include "harness/report/report.hpp"
+#include "harness/results/results.hpp"
+#include "harness/run/search.hpp"
+#include "harness/core/splines.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/sweep/splines.hpp"
+#include "harness/run/trainer.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
 #include "model/optim.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
@@ -324,8 +328,12 @@ TEST_CASE("search: splines file round trip; stage 2 loads it and, frozen, never 
   CHECK(f.models[0].curve.size() == 1);
 
   Suite s = parse_suite(edited("splines_from: par,", "splines_from: " + dir.file("x.h5") + ","), "s.yaml");
+  CHECK(s.runs[1].id.empty());  // its id hashes the file's values: the sweep reads the file
+  resolve_splines_files(s);
   RunSpec spec = s.runs[1];
-  CHECK(spec.splines_path == dir.file("x.h5"));
+  CHECK(spec.id.size() == 12);
+  CHECK(spec.splines == r.splines);
+  CHECK(spec.splines_task == "parity");
   spec.train.steps = 5;
   std::unique_ptr<model::Model> trained;
   const RunResult frozen = run_training(spec, &trained);

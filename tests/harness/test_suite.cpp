@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "harness/suite.hpp"
+#include "harness/suite/suite.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <thread>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;

@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 
-#include "harness/suite.hpp"
-#include "harness/trainer.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/run/trainer.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;

@@ -75,8 +75,8 @@ h5::Id open_params_rw(const std::string& path, h5::Id& file) {
 void write_batch(const std::string& path, const std::vector<int32_t>& tokens, std::vector<int64_t> token_shape,
                  const std::vector<int32_t>& targets, std::vector<int64_t> target_shape) {
   h5::write_file_atomically(path, [&](hid_t f) {
-    h5::write_dataset(f, "tokens", tokens.data(), token_shape);
-    h5::write_dataset(f, "targets", targets.data(), target_shape);
+    h5::write_array(f, "tokens", tokens.data(), token_shape);
+    h5::write_array(f, "targets", targets.data(), target_shape);
   });
 }
 
@@ -191,7 +191,7 @@ TEST_CASE("checkpoint: a renamed, missing, reshaped or retyped dataset is a Mode
       h5::Id params = open_params_rw(path, f);
       REQUIRE(H5Ldelete(params, "blocks.1.mlp.fc.bias", H5P_DEFAULT) >= 0);
       const std::vector<float> wrong(17, 0.0f);
-      h5::write_dataset(params, "blocks.1.mlp.fc.bias", wrong.data(), {17});
+      h5::write_array(params, "blocks.1.mlp.fc.bias", wrong.data(), {17});
     }
     CHECK_THROWS_WITH(load_checkpoint(path), Catch::Contains(path) && Catch::Contains("/model/params/blocks.1.mlp.fc.bias") &&
                                                  Catch::Contains("[17]") && Catch::Contains("[16]"));
@@ -238,7 +238,7 @@ TEST_CASE("checkpoint: missing, foreign and non-checkpoint files are ModelErrors
   CHECK_THROWS_AS(load_checkpoint(dir.file("text.h5")), ModelError);
   CHECK_THROWS_WITH(load_checkpoint(dir.file("text.h5")), Catch::Contains("text.h5") && Catch::Contains("not an HDF5 file"));
   const std::vector<int32_t> x = {1, 2, 3};
-  h5::write_file_atomically(dir.file("other.h5"), [&](hid_t f) { h5::write_dataset(f, "x", x.data(), {3}); });
+  h5::write_file_atomically(dir.file("other.h5"), [&](hid_t f) { h5::write_array(f, "x", x.data(), {3}); });
   CHECK_THROWS_WITH(load_checkpoint(dir.file("other.h5")), Catch::Contains("other.h5") && Catch::Contains("/model"));
   // a /model group without the attributes
   h5::write_file_atomically(dir.file("bare.h5"), [&](hid_t f) { h5::create_group(f, "model"); });
@@ -358,7 +358,7 @@ TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the 
   const std::string flat = batch("flat.h5", {1, 2, 3, 4}, {4}, {1, 2, 3, 4}, {4});
   h5::write_file_atomically(dir.file("notargets.h5"), [&](hid_t f) {
     const std::vector<int32_t> t = {1, 2};
-    h5::write_dataset(f, "tokens", t.data(), {1, 2});
+    h5::write_array(f, "tokens", t.data(), {1, 2});
   });
   struct Case {
     std::vector<std::string> args;

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 using namespace srbench::harness;
 

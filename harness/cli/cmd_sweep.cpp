@@ -1,0 +1,170 @@
+// `srbench sweep` and `srbench eval`.
+#include <omp.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "harness/cli/cli.hpp"
+#include "harness/results/results.hpp"
+#include "harness/run/data.hpp"
+#include "harness/run/evaluate.hpp"
+#include "harness/suite/suite.hpp"
+#include "harness/sweep/splines.hpp"
+#include "harness/sweep/sweep.hpp"
+
+namespace po = boost::program_options;
+
+namespace srbench::harness {
+
+namespace {
+
+// "I/N" with 0 <= I < N.
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  int i = -1, n = -1;
+  if (slash != std::string::npos) {
+    char* end = nullptr;
+    i = static_cast<int>(std::strtol(text.substr(0, slash).c_str(), &end, 10));
+    if (*end != '\0' || slash == 0) i = -1;
+    n = static_cast<int>(std::strtol(text.substr(slash + 1).c_str(), &end, 10));
+    if (*end != '\0' || slash + 1 == text.size()) n = -1;
+  }
+  if (i < 0 || n < 1 || i >= n) throw UsageError("--shard must be I/N with 0 <= I < N, got '" + text + "'");
+  return {i, n};
+}
+
+// The shard from a Slurm job array, when --shard is not given.
+bool shard_from_slurm(int& index, int& count) {
+  const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (!id) return false;
+  const char* min = std::getenv("SLURM_ARRAY_TASK_MIN");
+  const char* cnt = std::getenv("SLURM_ARRAY_TASK_COUNT");
+  if (!min || !cnt) throw UsageError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN/COUNT are not");
+  index = std::atoi(id) - std::atoi(min);
+  count = std::atoi(cnt);
+  if (count < 1 || index < 0 || index >= count)
+    throw UsageError("SLURM_ARRAY_* give shard " + std::to_string(index) + "/" + std::to_string(count) + ", which is not valid");
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : sets) out.push_back(split_assignment(s, "--set"));
+  return out;
+}
+
+}  // namespace
+
+int cmd_sweep(const Args& args) {
+  po::options_description opts("srbench sweep SUITE.yaml [options]: train and evaluate every run of a suite\n\noptions");
+  std::string suite_path, shard, out;
+  int jobs = 0, threads = 1;
+  std::vector<std::string> sets;
+  opts.add_options()
+      ("help,h", "show this help")
+      ("jobs", po::value(&jobs)->default_value(0), "runs at once (default: the number of cores)")
+      ("threads", po::value(&threads)->default_value(1), "OpenMP threads per run")
+      ("shard", po::value(&shard), "I/N: run the runs whose index mod N is I (default from SLURM_ARRAY_*)")
+      ("out", po::value(&out), "suite file (default results/<suite>.h5); run files go to <its folder>/<suite>/runs/")
+      ("dry-run", "validate and list the runs, then stop")
+      ("searches-only", "run only the spline searches (sharded by their index with --shard), not the runs")
+      ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
+      ("suite", po::value(&suite_path), "the suite YAML (positional)");
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, vm, "suite")) return 0;
+  if (suite_path.empty()) throw UsageError("missing SUITE.yaml");
+  SweepOptions o;
+  o.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  if (jobs < 0) throw UsageError("--jobs must be at least 1, got " + std::to_string(jobs));
+  if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
+  o.threads = threads;
+  if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard);
+  else shard_from_slurm(o.shard_index, o.shard_count);
+  o.dry_run = vm.count("dry-run") > 0;
+  o.searches_only = vm.count("searches-only") > 0;
+  Suite suite = load_suite(suite_path, parse_sets(sets));
+  resolve_splines_files(suite);
+  o.out = out.empty() ? "results/" + suite.name + ".h5" : out;
+  run_sweep(suite, o);
+  return 0;
+}
+
+int cmd_eval(const Args& args) {
+  po::options_description opts(
+      "srbench eval --checkpoint CK.h5 --task TASK --lengths 8,16,32 [options]: evaluate a saved model\n\noptions");
+  std::string checkpoint, task_name, lengths_text;
+  std::vector<std::string> sets, shifts;
+  int64_t examples = 512;
+  uint64_t data_seed = 0;
+  int threads = 1;
+  opts.add_options()
+      ("help,h", "show this help")
+      ("checkpoint", po::value(&checkpoint), "checkpoint file (model.md layout), or a run file saved with save_checkpoint")
+      ("task", po::value(&task_name), "task name")
+      ("set", po::value(&sets)->composing(), "task parameter KEY=VALUE (the training distribution; repeatable)")
+      ("lengths", po::value(&lengths_text), "comma-separated lengths, e.g. 8,16,32")
+      ("shift", po::value(&shifts)->composing(), "a shifted condition k=v[,k=v] (repeatable)")
+      ("examples", po::value(&examples)->default_value(512), "examples per length and condition")
+      ("data-seed", po::value(&data_seed)->default_value(0), "seed of the evaluation examples")
+      ("threads", po::value(&threads)->default_value(1), "OpenMP threads");
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, vm)) return 0;
+  if (checkpoint.empty()) throw UsageError("missing --checkpoint");
+  if (task_name.empty()) throw UsageError("missing --task");
+  if (lengths_text.empty()) throw UsageError("missing --lengths");
+  if (examples < 1) throw UsageError("--examples must be at least 1");
+  if (threads < 1) throw UsageError("--threads must be at least 1");
+  std::vector<int> lengths;
+  for (const auto& item : tasks::split_list(lengths_text)) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1) throw UsageError("--lengths: '" + item + "' is not a length >= 1");
+    lengths.push_back(static_cast<int>(v));
+  }
+  tasks::RawParams params;
+  for (const auto& s : sets) {
+    auto [k, v] = split_assignment(s, "--set");
+    params[k] = v;
+  }
+  const auto task = tasks::make_task(task_name, params, {data_seed});
+  std::vector<std::pair<std::string, std::unique_ptr<tasks::Task>>> conditions;
+  conditions.emplace_back("id", nullptr);
+  for (const auto& sh : shifts) {
+    tasks::RawParams p = params;
+    for (const auto& kv : tasks::split_list(sh)) {
+      auto [k, v] = split_assignment(kv, "--shift");
+      p[k] = v;
+    }
+    auto t = tasks::make_task(task_name, p, {data_seed});
+    if (!(t->vocab() == task->vocab())) throw UsageError("--shift " + sh + " changes the task's vocabulary");
+    conditions.emplace_back(sh, std::move(t));
+  }
+  omp_set_num_threads(threads);
+  model::Model m = load_model_file(checkpoint);
+  if (m.config().vocab != task->vocab().size())
+    throw UsageError("the checkpoint's vocabulary has " + std::to_string(m.config().vocab) + " tokens but task '" +
+                     task_name + "' with these parameters has " + std::to_string(task->vocab().size()));
+  for (int n : lengths) {
+    task->check_length(n);
+    if (task->max_sequence_length(n) > m.config().max_len)
+      throw UsageError("length " + std::to_string(n) + " makes sequences of " +
+                       std::to_string(task->max_sequence_length(n)) + " tokens, beyond the checkpoint's max_len " +
+                       std::to_string(m.config().max_len));
+  }
+  std::printf("%-8s %-20s %10s %10s %10s\n", "length", "condition", "loss", "token_acc", "seq_acc");
+  for (const auto& [label, shifted] : conditions) {
+    const tasks::Task& t = shifted ? *shifted : *task;
+    for (int n : lengths) {
+      const EvalScore s = evaluate_examples(m, evaluation_set(t, data_seed, tasks::Stream::Eval, n, examples));
+      std::printf("%-8d %-20s %10.4f %10.4f %10.4f\n", n, label.c_str(), s.loss, s.token_acc, s.seq_acc);
+    }
+  }
+  return 0;
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,109 @@
+#include <boost/program_options/errors.hpp>
+#include <exception>
+#include <iostream>
+
+#include "harness/cli/cli.hpp"
+#include "harness/core/specs.hpp"
+#include "model/error.hpp"
+#include "tasks/params.hpp"
+
+namespace srbench::harness {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"tasks", "list tasks, their parameters and defaults", cmd_tasks},
+      {"sample", "print examples of a task (text or jsonl)", cmd_sample},
+      {"sweep", "train and evaluate every run of a suite (YAML)", cmd_sweep},
+      {"slurm", "run a suite as a Slurm job array (sbatch scripts; --submit)", cmd_slurm},
+      {"merge", "join the run files of a suite into one suite file (HDF5)", cmd_merge},
+      {"report", "statistics across seeds of a suite file (table, markdown, csv)", cmd_report},
+      {"eval", "evaluate a saved model at new lengths and conditions", cmd_eval},
+      {"init-checkpoint", "write a freshly initialised model checkpoint (HDF5)", cmd_init_checkpoint},
+      {"forward", "logits, loss and gradients of a checkpoint on a batch (HDF5)", cmd_forward},
+  };
+  return list;
+}
+
+bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
+                        boost::program_options::variables_map& vm, const char* positional) {
+  namespace po = boost::program_options;
+  po::positional_options_description pos;
+  if (positional) pos.add(positional, 1);
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(option + ": expected KEY=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+void print_usage(std::ostream& os) {
+  os << "usage: srbench COMMAND [OPTIONS]   (srbench COMMAND --help for its options)\n\ncommands:\n";
+  for (const auto& c : commands()) {
+    std::string name = c.name;
+    name.resize(18, ' ');
+    os << "  " << name << c.summary << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace srbench::harness
+
+int main(int argc, char** argv) {
+  using namespace srbench::harness;
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return 0;
+  }
+  const Command* command = nullptr;
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    names.emplace_back(c.name);
+    if (name == c.name) command = &c;
+  }
+  if (!command) {
+    std::cerr << "srbench: unknown command '" << name << "'";
+    const std::string near = srbench::tasks::closest_name(name, names);
+    if (!near.empty()) std::cerr << " (did you mean '" << near << "'?)";
+    std::cerr << "\n";
+    print_usage(std::cerr);
+    return 2;
+  }
+  const Args args(argv + 2, argv + argc);
+  try {
+    return command->run(args);
+  } catch (const UsageError& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const ConfigError& e) {  // a suite that does not validate: names file, line, YAML path
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const srbench::tasks::TaskError& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const srbench::model::ModelError& e) {  // a bad model config, checkpoint or batch
+    std::cerr << "srbench " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "srbench " << name << ": " << e.what() << " (see srbench " << name << " --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "srbench " << name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,26 @@
+#include "harness/core/specs.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace srbench::harness {
+
+ConfigError::ConfigError(const std::string& file, int line, const std::string& path, const std::string& message)
+    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + (path.empty() ? "" : path + ": ") +
+                         message),
+      path_(path),
+      line_(line) {}
+
+std::string short_hash(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf, 12);
+}
+
+uint64_t arch_examples(uint64_t n, double arch_fraction) {
+  return static_cast<uint64_t>(std::llround(arch_fraction * static_cast<double>(n)));
+}
+
+}  // namespace srbench::harness

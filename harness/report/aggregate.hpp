@@ -1,0 +1,58 @@
+// Aggregation across seeds (harness.md, "Across seeds"): runs grouped by (entry, model, grid) in
+// order of first appearance, each metric, evaluation cell and diagnostic summarised over the
+// group's seeds. Pure functions, tested on hand-made runs; report.hpp formats the groups.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/core/records.hpp"
+#include "harness/report/stats.hpp"
+
+namespace srbench::harness {
+
+// One metric over a group's seeds.
+struct MetricStats {
+  std::string name;  // id_acc, ood_length_acc, shift_acc, shortcut_gap, final_train_loss, steps_to_target
+  SeedStats stats;   // steps_to_target: over the seeds that reached the target only
+};
+
+// One evaluated (length, condition) over a group's seeds.
+struct EvalCell {
+  int64_t length = 0;
+  std::string condition;  // "id", "p1=0.9", "train"
+  SeedStats seq_acc;
+  SeedStats bits_per_byte;  // loss / ln 2; only for runs that report bits per byte (n = 0 otherwise)
+  SeedStats token_error;    // 1 − token_acc: the error rate at scored positions (ffl: at reads)
+};
+
+// The diagnostics (harness.md, "Diagnostics") of a group's runs, each value over the seeds.
+// Runs without diagnostics (failed, diverged) are left out, and so are runs whose [layers,heads]
+// differ from the first run with diagnostics (runs of a group share their config, so none do).
+struct DiagnosticsStats {
+  int layers = 0, heads = 0;
+  int runs = 0;                                        // runs that entered
+  std::vector<SeedStats> attn_entropy, attn_max;       // [layers·heads], row-major
+  std::vector<SeedStats> value_entropy, hidden_entropy;  // [layers]
+  bool empty() const { return runs == 0; }
+};
+
+struct GroupReport {
+  std::string task, entry, model, grid;
+  int runs = 0, ok = 0, diverged = 0, failed = 0;
+  int reached = 0;              // runs with steps_to_target >= 0
+  bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
+  std::vector<MetricStats> metrics;  // in the order of kReportMetrics, then steps_to_target
+  std::vector<EvalCell> eval;        // by condition (first appearance), then length (ascending)
+  DiagnosticsStats diag;
+  double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
+};
+
+// The per-run metrics summarised for every group, in this order (steps_to_target follows).
+inline const std::vector<std::string> kReportMetrics = {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
+                                                        "final_train_loss"};
+
+// Groups runs by (entry, model, grid) in order of first appearance and summarises each.
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs);
+
+}  // namespace srbench::harness

@@ -1,0 +1,327 @@
+#include "harness/report/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace srbench::harness {
+
+namespace {
+
+int decimals_of(const std::string& metric) {
+  if (metric == "steps_to_target") return 0;
+  if (metric == "final_train_loss") return 4;
+  return 3;
+}
+
+std::string group_title(const GroupReport& g) {
+  std::string t = g.entry == g.task ? g.task : g.task + "/" + g.entry;
+  t += " · model " + g.model;
+  if (!g.grid.empty()) t += " · " + g.grid;
+  return t;
+}
+
+std::string target_text(const GroupReport& g) {
+  return std::to_string(g.reached) + "/" + std::to_string(g.runs) + " (" + fixed(g.frac_target(), 2) + ")";
+}
+
+// Conditions in order of first appearance, and the sorted lengths, of a group's cells.
+std::vector<std::string> conditions_of(const GroupReport& g) {
+  std::vector<std::string> out;
+  for (const auto& c : g.eval)
+    if (std::find(out.begin(), out.end(), c.condition) == out.end()) out.push_back(c.condition);
+  return out;
+}
+std::vector<int64_t> lengths_of(const GroupReport& g) {
+  std::set<int64_t> s;
+  for (const auto& c : g.eval) s.insert(c.length);
+  return {s.begin(), s.end()};
+}
+const EvalCell* find_cell(const GroupReport& g, int64_t length, const std::string& condition) {
+  for (const auto& c : g.eval)
+    if (c.length == length && c.condition == condition) return &c;
+  return nullptr;
+}
+const SeedStats* metric_stats(const GroupReport& g, const std::string& name) {
+  for (const auto& m : g.metrics)
+    if (m.name == name) return &m.stats;
+  return nullptr;
+}
+
+// The csv forms: the group's columns, the row's own key columns, then the statistics.
+const std::vector<std::string> kGroupColumns = {"task", "entry", "model", "grid"};
+const std::vector<std::string> kCountColumns = {"runs", "ok", "diverged", "failed"};
+
+Table csv_table(const std::vector<std::string>& keys, bool counts) {
+  Table t{kGroupColumns, {}};
+  if (counts) t.head.insert(t.head.end(), kCountColumns.begin(), kCountColumns.end());
+  t.head.insert(t.head.end(), keys.begin(), keys.end());
+  t.head.insert(t.head.end(), kStatsColumns.begin(), kStatsColumns.end());
+  if (counts) t.head.push_back("frac_target");
+  return t;
+}
+
+void csv_add(Table& t, const GroupReport& g, const std::vector<std::string>& keys, const SeedStats& s, bool counts,
+             const std::string& frac = "") {
+  std::vector<std::string> row = {g.task, g.entry, g.model, g.grid};
+  if (counts)
+    for (int v : {g.runs, g.ok, g.diverged, g.failed}) row.push_back(std::to_string(v));
+  row.insert(row.end(), keys.begin(), keys.end());
+  const auto stats = stats_cells(s);
+  row.insert(row.end(), stats.begin(), stats.end());
+  if (counts) row.push_back(frac);
+  t.rows.push_back(std::move(row));
+}
+
+// ---- the summary report ---------------------------------------------------------------------
+
+// A condition × length matrix of seq_acc (or bits per byte) means, for the text form.
+std::string eval_matrix(const GroupReport& g, bool bits) {
+  Table t{{bits ? "bpb \\ len" : "cond \\ len"}, {}};
+  const auto lengths = lengths_of(g);
+  for (const auto len : lengths) t.head.push_back(std::to_string(len));
+  for (const auto& cond : conditions_of(g)) {
+    std::vector<std::string> row = {cond};
+    for (const auto len : lengths) {
+      const EvalCell* c = find_cell(g, len, cond);
+      row.push_back(!c ? "" : fixed(bits ? c->bits_per_byte.mean : c->seq_acc.mean, 3));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return render_chunked(t, 10, 8);
+}
+
+std::string summary_text(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  os << heading(title, ReportFormat::table);
+  os << "Across seeds: mean±std [min, median, max]; steps_to_target over the seeds that reached the target\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n";
+    os << "  runs " << g.runs << ": ok " << g.ok << ", diverged " << g.diverged << ", failed " << g.failed
+       << "; reached target " << target_text(g) << "\n";
+    for (const auto& m : g.metrics)
+      os << "  " << pad_right(m.name, 18) << pad_left("n=" + std::to_string(m.stats.n), 5) << "  "
+         << stats_text(m.stats, decimals_of(m.name)) << "\n";
+  }
+  os << "\nseq_acc by condition and length (mean over seeds)\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n";
+    if (g.eval.empty()) {
+      os << "  (no evaluation rows)\n";
+      continue;
+    }
+    os << eval_matrix(g, false);
+    if (g.bits_per_byte) os << eval_matrix(g, true);
+  }
+  return os.str();
+}
+
+std::string summary_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  os << heading(title, ReportFormat::markdown);
+  os << "Across seeds: mean ± std [min, median, max]; steps_to_target over the seeds that reached the target.\n\n";
+  Table t{{"task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "reached target"}, {}};
+  if (!groups.empty())
+    for (const auto& m : groups.front().metrics) t.head.push_back(m.name);
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.task, g.entry, g.model, g.grid, std::to_string(g.runs), std::to_string(g.ok),
+                                    std::to_string(g.diverged), std::to_string(g.failed), target_text(g)};
+    for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, decimals_of(m.name), " ± "));
+    t.rows.push_back(std::move(row));
+  }
+  os << render_markdown(t);
+  os << "\nseq_acc per evaluated length and condition (over seeds)\n\n";
+  Table cells{{"entry", "model", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte"}, {}};
+  for (const auto& g : groups)
+    for (const auto& c : g.eval)
+      cells.rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length),
+                            std::to_string(c.seq_acc.n), stats_text(c.seq_acc, 3, " ± "),
+                            g.bits_per_byte ? stats_text(c.bits_per_byte, 3, " ± ") : ""});
+  os << render_markdown(cells);
+  return os.str();
+}
+
+std::string summary_csv(const std::vector<GroupReport>& groups) {
+  Table t = csv_table({"metric"}, true);
+  for (const auto& g : groups) {
+    const std::string frac = exact(g.frac_target());
+    for (const auto& m : g.metrics) csv_add(t, g, {m.name}, m.stats, true, frac);
+    for (const auto& c : g.eval) {
+      csv_add(t, g, {eval_metric_name("seq_acc", c.length, c.condition)}, c.seq_acc, true);
+      if (g.bits_per_byte)
+        csv_add(t, g, {eval_metric_name("bits_per_byte", c.length, c.condition)}, c.bits_per_byte, true);
+    }
+  }
+  return render_csv(t);
+}
+
+// ---- diagnostics ------------------------------------------------------------------------------
+
+const char* kDiagLegend =
+    "attn_entropy: mean normalised entropy of a head's attention rows (1 = uniform over the keys,\n"
+    "0 = one key); attn_max: mean largest weight of a row; value_entropy, hidden_entropy: mean matrix\n"
+    "entropy of a sequence's values / block outputs (log T = orthogonal, 0 = collapsed)";
+
+std::string diag_count_text(const GroupReport& g) {
+  return "runs with diagnostics: " + std::to_string(g.diag.runs) + " of " + std::to_string(g.runs);
+}
+
+// A layer × head matrix of means, rows "layer 0", "layer 1", …
+Table head_matrix(const std::string& name, const std::vector<SeedStats>& v, int layers, int heads) {
+  Table t{{name}, {}};
+  for (int h = 0; h < heads; ++h) t.head.push_back("h" + std::to_string(h));
+  for (int l = 0; l < layers; ++l) {
+    std::vector<std::string> row = {"layer " + std::to_string(l)};
+    for (int h = 0; h < heads; ++h) row.push_back(fixed(v[static_cast<size_t>(l) * heads + h].mean, 3));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string diag_text(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  os << heading(title, ReportFormat::table);
+  os << "Diagnostics on a fixed ID batch after training, mean over seeds\n" << kDiagLegend << "\n";
+  for (const auto& g : groups) {
+    os << "\n" << group_title(g) << "\n  " << diag_count_text(g) << "\n";
+    if (g.diag.empty()) continue;
+    const auto& d = g.diag;
+    os << "  " << pad_right("layer", 14) << pad_left("value_entropy", 15) << pad_left("hidden_entropy", 16) << "\n";
+    for (int l = 0; l < d.layers; ++l)
+      os << "  " << pad_right("layer " + std::to_string(l), 14) << pad_left(fixed(d.value_entropy[l].mean, 3), 15)
+         << pad_left(fixed(d.hidden_entropy[l].mean, 3), 16) << "\n";
+    os << render_chunked(head_matrix("attn_entropy", d.attn_entropy, d.layers, d.heads), 14, 7);
+    os << render_chunked(head_matrix("attn_max", d.attn_max, d.layers, d.heads), 14, 7);
+  }
+  return os.str();
+}
+
+std::string diag_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
+  std::ostringstream os;
+  os << heading(title, ReportFormat::markdown);
+  os << "Diagnostics on a fixed ID batch after training, mean over seeds.\n" << kDiagLegend << ".\n";
+  for (const auto& g : groups) {
+    os << "\n" << heading(group_title(g), ReportFormat::markdown, 3) << diag_count_text(g) << "\n\n";
+    if (g.diag.empty()) continue;
+    const auto& d = g.diag;
+    Table layers{{"layer", "value_entropy", "hidden_entropy"}, {}};
+    for (int l = 0; l < d.layers; ++l)
+      layers.rows.push_back({std::to_string(l), fixed(d.value_entropy[l].mean, 3), fixed(d.hidden_entropy[l].mean, 3)});
+    os << render_markdown(layers) << "\n";
+    os << render_markdown(head_matrix("attn_entropy", d.attn_entropy, d.layers, d.heads)) << "\n";
+    os << render_markdown(head_matrix("attn_max", d.attn_max, d.layers, d.heads)) << "\n";
+  }
+  return os.str();
+}
+
+std::string diag_csv(const std::vector<GroupReport>& groups) {
+  Table t = csv_table({"metric"}, true);
+  for (const auto& g : groups) {
+    const auto& d = g.diag;
+    for (int l = 0; l < d.layers; ++l) {
+      const size_t row = static_cast<size_t>(l) * d.heads;
+      for (int h = 0; h < d.heads; ++h) csv_add(t, g, {diag_metric_name("attn_entropy", l, h)}, d.attn_entropy[row + h], true);
+      for (int h = 0; h < d.heads; ++h) csv_add(t, g, {diag_metric_name("attn_max", l, h)}, d.attn_max[row + h], true);
+      csv_add(t, g, {diag_metric_name("value_entropy", l)}, d.value_entropy[l], true);
+      csv_add(t, g, {diag_metric_name("hidden_entropy", l)}, d.hidden_entropy[l], true);
+    }
+  }
+  return render_csv(t);
+}
+
+// "mean / max" of accuracies; blank when no seed has the value.
+std::string mean_max_text(const SeedStats* s) {
+  if (!s || s->n == 0) return "";
+  return fixed(s->mean, 3) + " / " + fixed(s->max, 3);
+}
+
+}  // namespace
+
+std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title) {
+  switch (format) {
+    case ReportFormat::table: return summary_text(groups, title);
+    case ReportFormat::markdown: return summary_markdown(groups, title);
+    case ReportFormat::csv: return summary_csv(groups);
+  }
+  return {};
+}
+
+std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                      const std::string& title) {
+  switch (format) {
+    case ReportFormat::table: return diag_text(groups, title);
+    case ReportFormat::markdown: return diag_markdown(groups, title);
+    case ReportFormat::csv: return diag_csv(groups);
+  }
+  return {};
+}
+
+std::string diag_metric_name(const std::string& quantity, int layer, int head) {
+  return quantity + "[layer=" + std::to_string(layer) + (head >= 0 ? ",head=" + std::to_string(head) : "") + "]";
+}
+
+std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition) {
+  return quantity + "[length=" + std::to_string(length) + ",condition=" + condition + "]";
+}
+
+std::string format_length_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                 const std::string& title) {
+  if (format == ReportFormat::csv) {
+    Table t = csv_table({"quantity", "length"}, false);
+    for (const auto& g : groups) {
+      for (const auto& c : g.eval)
+        if (c.condition == "id") csv_add(t, g, {"seq_acc", std::to_string(c.length)}, c.seq_acc, false);
+      if (const SeedStats* ood = metric_stats(g, "ood_length_acc")) csv_add(t, g, {"ood_length_acc", ""}, *ood, false);
+    }
+    return render_csv(t);
+  }
+  std::set<int64_t> all;
+  for (const auto& g : groups)
+    for (const auto& c : g.eval)
+      if (c.condition == "id") all.insert(c.length);
+  Table t{{"entry", "model", "grid"}, {}};
+  for (const auto len : all) t.head.push_back(std::to_string(len));
+  t.head.push_back("ood mean / max");
+  for (const auto& g : groups) {
+    std::vector<std::string> row = {g.entry, g.model, g.grid};
+    for (const auto len : all) {
+      const EvalCell* c = find_cell(g, len, "id");
+      row.push_back(mean_max_text(c ? &c->seq_acc : nullptr));
+    }
+    row.push_back(mean_max_text(metric_stats(g, "ood_length_acc")));
+    t.rows.push_back(std::move(row));
+  }
+  return heading(title, format) +
+         "seq_acc of condition id per evaluated length, mean / max over seeds; ood = each run's mean over the\n"
+         "lengths beyond its training range, then mean / max over seeds\n\n" +
+         render(t, format, 3);
+}
+
+std::string format_error_report(const std::vector<GroupReport>& groups, ReportFormat format,
+                                const std::string& title) {
+  if (format == ReportFormat::csv) {
+    Table t = csv_table({"condition", "length"}, false);
+    for (const auto& g : groups)
+      for (const auto& c : g.eval) csv_add(t, g, {c.condition, std::to_string(c.length)}, c.token_error, false);
+    return render_csv(t);
+  }
+  auto err = [](double v) {  // small rates: scientific below 1e-3
+    if (std::isnan(v)) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v != 0 && v < 1e-3 ? "%.2e" : "%.4f", v);
+    return std::string(buf);
+  };
+  Table t{{"entry", "model", "grid", "condition", "length", "n", "mean", "std", "min", "median", "max"}, {}};
+  for (const auto& g : groups)
+    for (const auto& c : g.eval) {
+      const SeedStats& s = c.token_error;
+      t.rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length), std::to_string(s.n),
+                        err(s.mean), err(s.std), err(s.min), err(s.median), err(s.max)});
+    }
+  return heading(title, format) + "error rate at scored positions (1 - token_acc; ffl: at the reads), over seeds\n\n" +
+         render(t, format, 4);
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,240 @@
+// Run files: /runs/<run_id> with the run's attributes (one table, run_attributes), curve, eval,
+// diag, splines, routers and optional checkpoint.
+#include <algorithm>
+#include <functional>
+
+#include "harness/results/groups.hpp"
+#include "harness/results/results.hpp"
+#include "model/checkpoint.hpp"
+
+namespace srbench::harness {
+
+using namespace results;
+using h5::Id;
+using h5::where;
+
+namespace {
+
+[[noreturn]] void write_failed(const RunResult& r, const std::string& what) {
+  throw ResultsError("write_run_group: run " + r.run_id + ": " + what);
+}
+
+// The run group's scalar attributes: each written from and read into one RunResult field.
+struct RunAttribute {
+  std::string name;
+  std::function<void(hid_t, const RunResult&)> write;
+  std::function<void(hid_t, RunResult&)> read;
+};
+
+template <typename Get>
+RunAttribute text_attr(const std::string& name, Get get, bool optional = false) {
+  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, get(r)); },
+          [=](hid_t g, RunResult& r) {
+            if (!optional || h5::has_attr(g, name)) get(r) = h5::read_string_attr(g, name);
+          }};
+}
+template <typename Get>
+RunAttribute real_attr(const std::string& name, Get get) {
+  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<double>(get(r))); },
+          [=](hid_t g, RunResult& r) { get(r) = h5::read_double_attr(g, name); }};
+}
+template <typename Get>
+RunAttribute int_attr(const std::string& name, Get get) {
+  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<int64_t>(get(r))); },
+          [=](hid_t g, RunResult& r) {
+            get(r) = static_cast<std::remove_reference_t<decltype(get(r))>>(h5::read_int_attr(g, name));
+          }};
+}
+
+const std::vector<RunAttribute>& run_attributes() {
+  static const std::vector<RunAttribute> t = {
+      text_attr("config", [](auto& r) -> auto& { return r.config_yaml; }),
+      text_attr("task", [](auto& r) -> auto& { return r.task; }),
+      text_attr("entry", [](auto& r) -> auto& { return r.entry; }),
+      text_attr("model", [](auto& r) -> auto& { return r.model; }),
+      text_attr("grid", [](auto& r) -> auto& { return r.grid; }),
+      int_attr("seed", [](auto& r) -> auto& { return r.seed; }),
+      text_attr("status", [](auto& r) -> auto& { return r.status; }),
+      text_attr("message", [](auto& r) -> auto& { return r.message; }),
+      real_attr("wall_s", [](auto& r) -> auto& { return r.wall_s; }),
+      real_attr("tokens_per_s", [](auto& r) -> auto& { return r.tokens_per_s; }),
+      real_attr("id_acc", [](auto& r) -> auto& { return r.metrics.id_acc; }),
+      real_attr("ood_length_acc", [](auto& r) -> auto& { return r.metrics.ood_length_acc; }),
+      real_attr("shift_acc", [](auto& r) -> auto& { return r.metrics.shift_acc; }),
+      real_attr("shortcut_gap", [](auto& r) -> auto& { return r.metrics.shortcut_gap; }),
+      int_attr("steps_to_target", [](auto& r) -> auto& { return r.metrics.steps_to_target; }),
+      real_attr("final_train_loss", [](auto& r) -> auto& { return r.metrics.final_train_loss; }),
+      int_attr("bits_per_byte", [](auto& r) -> auto& { return r.bits_per_byte; }),
+      // absent in files written before spline searches existed
+      text_attr("splines_from", [](auto& r) -> auto& { return r.splines_from; }, true),
+      text_attr("splines_task", [](auto& r) -> auto& { return r.splines_task; }, true),
+  };
+  return t;
+}
+
+void write_eval(hid_t g, const RunResult& r) {
+  Id eval = h5::create_group(g, "eval");
+  std::vector<int64_t> length, condition;
+  std::vector<double> loss, token_acc, seq_acc;
+  for (const auto& e : r.eval) {
+    length.push_back(e.length);
+    condition.push_back(e.condition);
+    loss.push_back(e.loss);
+    token_acc.push_back(e.token_acc);
+    seq_acc.push_back(e.seq_acc);
+  }
+  h5::write_array(eval, "length", length);
+  h5::write_array(eval, "condition", condition);
+  h5::write_array(eval, "loss", loss);
+  h5::write_array(eval, "token_acc", token_acc);
+  h5::write_array(eval, "seq_acc", seq_acc);
+  if (!r.conditions.empty() && r.conditions[0] != "id")
+    write_failed(r, "the first condition must be \"id\", got \"" + r.conditions[0] + "\"");
+  for (const auto& e : r.eval)
+    if (e.condition < 0 || static_cast<size_t>(e.condition) >= std::max<size_t>(1, r.conditions.size()))
+      write_failed(r, "an eval row has condition " + std::to_string(e.condition) + " but there are " +
+                          std::to_string(r.conditions.size()) + " conditions");
+  h5::write_strings(eval, "conditions", r.conditions.empty() ? std::vector<std::string>{"id"} : r.conditions);
+}
+
+void read_eval(hid_t g, RunResult& r) {
+  Id eval = h5::open_group(g, "eval");
+  const auto length = h5::read_array<int64_t>(eval, "length");
+  const auto condition = h5::read_array<int64_t>(eval, "condition");
+  const auto loss = h5::read_array<double>(eval, "loss");
+  const auto token_acc = h5::read_array<double>(eval, "token_acc");
+  const auto seq_acc = h5::read_array<double>(eval, "seq_acc");
+  r.conditions = h5::read_strings(eval, "conditions");
+  const size_t n = length.size();
+  if (condition.size() != n || loss.size() != n || token_acc.size() != n || seq_acc.size() != n)
+    throw ResultsError(where(eval) + ": length, condition, loss, token_acc and seq_acc differ in length");
+  if (r.conditions.empty() || r.conditions[0] != "id")
+    throw ResultsError(where(eval, "conditions") + ": the first condition must be \"id\"");
+  for (size_t i = 0; i < n; ++i) {
+    if (condition[i] < 0 || static_cast<size_t>(condition[i]) >= r.conditions.size())
+      throw ResultsError(where(eval, "condition") + ": row " + std::to_string(i) + " has condition " +
+                         std::to_string(condition[i]) + ", outside [0, " + std::to_string(r.conditions.size()) + ")");
+    r.eval.push_back({length[i], condition[i], loss[i], token_acc[i], seq_acc[i]});
+  }
+}
+
+void write_diag(hid_t g, const RunResult& r) {
+  if (r.diag.empty()) return;
+  const auto& d = r.diag;
+  const auto L = static_cast<int64_t>(d.layers), H = static_cast<int64_t>(d.heads);
+  if (d.attn_entropy.size() != static_cast<size_t>(L * H) || d.attn_max.size() != static_cast<size_t>(L * H) ||
+      d.value_entropy.size() != static_cast<size_t>(L) || d.hidden_entropy.size() != static_cast<size_t>(L))
+    write_failed(r, "diagnostics do not match layers " + std::to_string(L) + " × heads " + std::to_string(H));
+  Id diag = h5::create_group(g, "diag");
+  h5::write_array(diag, "attn_entropy", d.attn_entropy.data(), {L, H});
+  h5::write_array(diag, "attn_max", d.attn_max.data(), {L, H});
+  h5::write_array(diag, "value_entropy", d.value_entropy);
+  h5::write_array(diag, "hidden_entropy", d.hidden_entropy);
+}
+
+void read_diag(hid_t g, RunResult& r) {
+  if (!h5::has_link(g, "diag")) return;
+  Id diag = h5::open_group(g, "diag");
+  h5::Shape dims, dims2;
+  r.diag.attn_entropy = h5::read_array<double>(diag, "attn_entropy", 2, &dims);
+  r.diag.layers = static_cast<int>(dims[0]);
+  r.diag.heads = static_cast<int>(dims[1]);
+  r.diag.attn_max = h5::read_array<double>(diag, "attn_max", 2, &dims2);
+  r.diag.value_entropy = h5::read_array<double>(diag, "value_entropy");
+  r.diag.hidden_entropy = h5::read_array<double>(diag, "hidden_entropy");
+  const auto L = static_cast<size_t>(r.diag.layers);
+  if (dims2 != dims || r.diag.value_entropy.size() != L || r.diag.hidden_entropy.size() != L)
+    throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
+                       "[layers] disagree in shape");
+}
+
+// routers/layer<l> [H,(l+1)H] float32 (harness.md), one per LIMe router; nothing for other runs.
+void write_routers(hid_t g, const RunResult& r) {
+  if (r.routers.empty()) return;
+  Id routers = h5::create_group(g, "routers");
+  for (const auto& w : r.routers) {
+    if (w.values.size() != static_cast<size_t>(w.rows * w.cols))
+      write_failed(r, "router of layer " + std::to_string(w.layer) + " has " + std::to_string(w.values.size()) +
+                          " values for shape [" + std::to_string(w.rows) + "," + std::to_string(w.cols) + "]");
+    h5::write_array(routers, "layer" + std::to_string(w.layer), w.values.data(), {w.rows, w.cols});
+  }
+}
+
+// The routers/ group of a run, if present, by layer: names layer<l> with l >= 1, float [rows,cols].
+std::vector<RouterWeights> read_routers(hid_t g) {
+  std::vector<RouterWeights> out;
+  if (!h5::has_link(g, "routers")) return out;
+  Id routers = h5::open_group(g, "routers");
+  for (const auto& name : h5::link_names(routers)) {
+    RouterWeights w;
+    const std::string digits = name.rfind("layer", 0) == 0 ? name.substr(5) : "";
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) < 1)
+      throw ResultsError(where(routers, name) + ": unexpected member (expected layer<l>, l >= 1)");
+    w.layer = std::stoi(digits);
+    h5::Shape dims;
+    w.values = h5::read_array<float>(routers, name, 2, &dims);
+    w.rows = dims[0], w.cols = dims[1];
+    out.push_back(std::move(w));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
+  return out;
+}
+
+}  // namespace
+
+void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpoint) {
+  if (r.run_id.empty()) throw ResultsError("write_run_group: the run has no run_id");
+  Id runs = h5::open_or_create_group(file, "runs");
+  Id g = h5::create_group(runs, r.run_id);
+  for (const auto& a : run_attributes()) a.write(g, r);
+  write_curve(g, r.curve);
+  write_eval(g, r);
+  write_diag(g, r);
+  if (!r.splines.empty()) write_splines(h5::create_group(g, "splines"), r.splines);
+  write_routers(g, r);
+  if (checkpoint) model::write_checkpoint(h5::create_group(g, "checkpoint"), *checkpoint);
+}
+
+void write_run_file(const std::string& path, const RunResult& result, const std::string& suite_yaml,
+                    const model::Model* checkpoint) {
+  h5::write_file_atomically(path, [&](hid_t file) {
+    write_root_attributes(file, suite_yaml);
+    write_run_group(file, result, checkpoint);
+  });
+}
+
+RunResult read_run_group(hid_t file, const std::string& run_id) {
+  Id runs = h5::open_group(file, "runs");
+  Id g = h5::open_group(runs, run_id);
+  RunResult r;
+  r.run_id = run_id;
+  for (const auto& a : run_attributes()) a.read(g, r);
+  r.curve = read_curve(g);
+  if (h5::has_link(g, "splines")) r.splines = read_splines(h5::open_group(g, "splines"));
+  read_eval(g, r);
+  read_diag(g, r);
+  r.routers = read_routers(g);
+  return r;
+}
+
+RunResult read_run_file(const std::string& path, std::string* suite_yaml) {
+  Id file = open_results_file(path, "run file");
+  check_format_version(file);
+  const std::string suite = h5::read_string_attr(file, "suite");
+  Id runs = h5::open_group(file, "runs");
+  const auto names = h5::link_names(runs);
+  if (names.size() != 1)
+    throw ResultsError(where(runs) + ": a run file holds exactly one run, this one has " + std::to_string(names.size()));
+  RunResult r = read_run_group(file, names[0]);
+  if (suite_yaml) *suite_yaml = suite;
+  return r;
+}
+
+RunFile read_run_file_at(const std::string& path) {
+  RunFile f;
+  f.path = path;
+  f.result = read_run_file(path, &f.suite_yaml);
+  return f;
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,74 @@
+#include "harness/run/evaluate.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "harness/run/data.hpp"
+
+namespace srbench::harness {
+
+EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch) {
+  EvalScore s;
+  double loss_sum = 0;
+  int64_t correct_tokens = 0, correct_seqs = 0;
+  Batch bt;
+  std::vector<tasks::Example> chunk;
+  const int V = m.config().vocab;
+  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
+    const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
+    chunk.assign(examples.begin() + static_cast<ptrdiff_t>(start), examples.begin() + static_cast<ptrdiff_t>(end));
+    bt.assemble(chunk);
+    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T);
+    loss_sum += mean_loss * static_cast<double>(m.scored());
+    const float* logits = m.logits();
+    for (int b = 0; b < bt.B; ++b) {
+      bool all = true;
+      for (int t = 0; t < bt.T; ++t) {
+        const int32_t target = bt.targets[static_cast<size_t>(b) * bt.T + t];
+        if (target < 0) continue;
+        const float* row = logits + (static_cast<size_t>(b) * bt.T + t) * V;
+        const int32_t pred = static_cast<int32_t>(std::max_element(row, row + V) - row);
+        ++s.scored;
+        if (pred == target) ++correct_tokens;
+        else all = false;
+      }
+      correct_seqs += all;
+    }
+    s.examples += bt.B;
+  }
+  if (s.scored > 0) {
+    s.loss = loss_sum / static_cast<double>(s.scored);
+    s.token_acc = static_cast<double>(correct_tokens) / static_cast<double>(s.scored);
+  }
+  if (s.examples > 0) s.seq_acc = static_cast<double>(correct_seqs) / static_cast<double>(s.examples);
+  return s;
+}
+
+void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r) {
+  const TrainConfig& tc = spec.train;
+  std::vector<std::unique_ptr<tasks::Task>> cond_tasks;
+  for (const auto& sh : spec.eval.shifts) {
+    tasks::RawParams p = spec.params;
+    for (const auto& [k, v] : sh.params) p[k] = v;
+    cond_tasks.push_back(tasks::make_task(spec.task, p, {tc.data_seed}));
+    r.conditions.push_back(sh.label);
+  }
+  std::vector<int> lengths = spec.eval.lengths;
+  if (!task.uses_length()) lengths = {tc.length_max};  // modadd: one length
+  auto add_row = [&](const tasks::Task& t, tasks::Stream stream, int64_t length, int64_t condition) {
+    const EvalScore sc =
+        evaluate_examples(m, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples));
+    r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc});
+  };
+  for (int n : lengths) add_row(task, tasks::Stream::Eval, n, 0);
+  for (size_t c = 0; c < cond_tasks.size(); ++c)
+    for (int n : lengths)
+      if (n >= tc.length_min && n <= tc.length_max)
+        add_row(*cond_tasks[c], tasks::Stream::Eval, n, static_cast<int64_t>(c + 1));
+  if (!task.uses_length()) {  // modadd: also report the training pairs
+    r.conditions.push_back("train");
+    add_row(task, tasks::Stream::Train, tc.length_max, static_cast<int64_t>(r.conditions.size() - 1));
+  }
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,18 @@
+// One run, start to finish (the run stage): build the task and the model from a resolved
+// RunSpec, train with periodic validation, evaluate at every length and condition, derive the
+// metrics, take the diagnostics. Reads no files: a stage-2 run's splines come in the spec.
+#pragma once
+
+#include <memory>
+
+#include "harness/core/records.hpp"
+#include "harness/core/specs.hpp"
+#include "model/model.hpp"
+
+namespace srbench::harness {
+
+// Trains and evaluates one run. Never throws for a failing run: the status says `failed` (with
+// the message) or `diverged`. If `trained` is given, it receives the final model.
+RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained = nullptr);
+
+}  // namespace srbench::harness

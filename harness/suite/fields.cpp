@@ -1,0 +1,163 @@
+#include "harness/suite/fields.hpp"
+
+namespace srbench::harness::suite {
+
+namespace {
+
+// A field at `get(c)` (a generic lambda returning a reference into the config, const or not),
+// read by `parse(node)` and written by `e << show(value)`.
+template <typename C, typename Get, typename Parse, typename Show>
+model::Field<C, const YAML::Node&, ReadSite&> field(const std::string& key, Get get, Parse parse, Show show) {
+  return {key, [=](C& c, const YAML::Node& v, ReadSite&) { get(c) = parse(v); },
+          [=](const C& c, YAML::Emitter& e) { e << show(get(c)); },
+          [=](const C& a, const C& b) { return get(a) == get(b); }};
+}
+
+template <typename Get, typename Parse, typename Show>
+TrainField train_field(const std::string& key, Get get, Parse parse, Show show) {
+  return field<TrainConfig>(key, get, parse, show);
+}
+
+auto as_positive = [](const YAML::Node& v) { return positive(as_int(v)); };
+auto as_positive_real = [](const YAML::Node& v) { return positive_real(as_real(v)); };
+auto as_non_negative_real = [](const YAML::Node& v) { return non_negative_real(as_real(v)); };
+auto same = [](const auto& v) { return v; };
+
+const char* schedule_name(model::Schedule s) { return model::to_string(s); }
+
+model::Schedule as_schedule(const YAML::Node& v) {
+  const std::string s = as_string(v);
+  if (s == "cosine") return model::Schedule::Cosine;
+  if (s == "linear") return model::Schedule::Linear;
+  if (s == "constant") return model::Schedule::Constant;
+  throw FieldError{"'" + s + "' is not one of cosine, linear, constant"};
+}
+
+// train.length: [min, max] (uniform per example) or a single length.
+void read_length(TrainConfig& t, const YAML::Node& v, ReadSite&) {
+  if (v.IsScalar()) {
+    t.length_min = t.length_max = static_cast<int>(positive(as_int(v)));
+  } else if (v.IsSequence() && v.size() == 2) {
+    const int64_t lo = as_int(v[0]), hi = as_int(v[1]);
+    if (lo < 1) throw FieldError{"the minimum length " + std::to_string(lo) + " is below 1"};
+    if (lo > hi)
+      throw FieldError{"the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                       "] is inverted (expected [min, max] with min <= max)"};
+    if (hi > 1'000'000) throw FieldError{"the maximum length " + std::to_string(hi) + " is above 1000000"};
+    t.length_min = static_cast<int>(lo), t.length_max = static_cast<int>(hi);
+  } else {
+    throw FieldError{"expected [min, max] or a single length, got " + describe(v)};
+  }
+}
+
+// eval.lengths: a non-empty list of lengths in 1..1000000.
+std::vector<int> as_lengths(const YAML::Node& v) {
+  if (!v.IsSequence() || v.size() == 0) throw FieldError{"expected a non-empty list of lengths"};
+  std::vector<int> out;
+  for (const auto& x : v) {
+    const int64_t n = as_int(x);
+    if (n < 1 || n > 1'000'000) throw FieldError{"length " + std::to_string(n) + " is outside 1..1000000"};
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
+// eval.shifts: a list of maps of task parameters, each recorded at its own place.
+void read_shifts(EvalConfig& e, const YAML::Node& v, ReadSite& site) {
+  if (!v.IsSequence()) throw FieldError{"expected a list of maps of task parameters, got " + describe(v)};
+  e.shifts.clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node& m = v[i];
+    const SourceLoc at{site.loc.file, site.loc.path + "[" + std::to_string(i) + "]", line_of(m)};
+    if (!m.IsMap() || m.size() == 0) at.fail("expected a map of task parameters, e.g. {p1: 0.9}");
+    Shift s;
+    for (const auto& kv : m) {
+      const std::string k = kv.first.Scalar();
+      try {
+        s.params[k] = param_text(kv.second);
+      } catch (const FieldError& fe) {
+        SourceLoc{site.loc.file, at.path + "." + k, line_of(kv.second)}.fail(fe.message);
+      }
+      s.label += (s.label.empty() ? "" : ",") + k + "=" + s.params[k];
+    }
+    e.shifts.push_back(std::move(s));
+    site.where["eval.shifts[" + std::to_string(i) + "]"] = at;
+  }
+}
+
+void write_shifts(const EvalConfig& c, YAML::Emitter& e) {
+  e << YAML::BeginSeq;
+  for (const auto& s : c.shifts) {
+    e << YAML::Flow << YAML::BeginMap;
+    for (const auto& [k, v] : s.params) e << YAML::Key << k << YAML::Value << v;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+}
+
+bool same_shifts(const EvalConfig& a, const EvalConfig& b) {
+  if (a.shifts.size() != b.shifts.size()) return false;
+  for (size_t i = 0; i < a.shifts.size(); ++i)
+    if (a.shifts[i].params != b.shifts[i].params) return false;
+  return true;
+}
+
+}  // namespace
+
+const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields() {
+  static const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&> t = {
+      train_field("steps", [](auto& c) -> auto& { return c.steps; }, as_positive, same),
+      train_field("batch", [](auto& c) -> auto& { return c.batch; }, as_positive, same),
+      train_field("lr", [](auto& c) -> auto& { return c.lr; }, as_positive_real, format_double),
+      train_field("warmup", [](auto& c) -> auto& { return c.warmup; },
+                  [](const YAML::Node& v) { return non_negative(as_int(v)); }, same),
+      train_field("schedule", [](auto& c) -> auto& { return c.schedule; }, as_schedule, schedule_name),
+      train_field("weight_decay", [](auto& c) -> auto& { return c.weight_decay; }, as_non_negative_real, format_double),
+      train_field("clip", [](auto& c) -> auto& { return c.clip; }, as_non_negative_real, format_double),
+      train_field("eval_every", [](auto& c) -> auto& { return c.eval_every; }, as_positive, same),
+      train_field("target_accuracy", [](auto& c) -> auto& { return c.target_accuracy; },
+                  [](const YAML::Node& v) {
+                    const double a = as_real(v);
+                    if (a < 0 || a > 1) throw FieldError{v.Scalar() + " is outside [0, 1]"};
+                    return a;
+                  },
+                  format_double),
+      train_field("data_seed", [](auto& c) -> auto& { return c.data_seed; },
+                  [](const YAML::Node& v) { return static_cast<uint64_t>(non_negative(as_int(v))); }, same),
+      train_field("save_checkpoint", [](auto& c) -> auto& { return c.save_checkpoint; }, as_bool, same),
+      train_field("spline_lr", [](auto& c) -> auto& { return c.spline_lr; }, as_positive_real, format_double),
+      train_field("router_lr", [](auto& c) -> auto& { return c.router_lr; }, as_positive_real, format_double),
+      {"length", read_length,
+       [](const TrainConfig& c, YAML::Emitter& e) {
+         e << YAML::Flow << YAML::BeginSeq << c.length_min << c.length_max << YAML::EndSeq;
+       },
+       [](const TrainConfig& a, const TrainConfig& b) {
+         return a.length_min == b.length_min && a.length_max == b.length_max;
+       }},
+      train_field("examples", [](auto& c) -> auto& { return c.examples; }, as_positive, same),
+  };
+  return t;
+}
+
+const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields() {
+  static const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&> t = {
+      {"lengths", [](EvalConfig& c, const YAML::Node& v, ReadSite&) { c.lengths = as_lengths(v); },
+       [](const EvalConfig& c, YAML::Emitter& e) { e << YAML::Flow << c.lengths; },
+       [](const EvalConfig& a, const EvalConfig& b) { return a.lengths == b.lengths; }},
+      field<EvalConfig>("examples", [](auto& c) -> auto& { return c.examples; }, as_positive, same),
+      field<EvalConfig>("val_examples", [](auto& c) -> auto& { return c.val_examples; }, as_positive, same),
+      {"shifts", read_shifts, write_shifts, same_shifts},
+  };
+  return t;
+}
+
+const std::vector<std::string>& train_keys() {
+  static const std::vector<std::string> k = model::field_keys(train_fields());
+  return k;
+}
+const std::vector<std::string>& eval_keys() {
+  static const std::vector<std::string> k = model::field_keys(eval_fields());
+  return k;
+}
+
+}  // namespace srbench::harness::suite

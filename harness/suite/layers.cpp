@@ -1,0 +1,214 @@
+#include "harness/suite/layers.hpp"
+
+#include <algorithm>
+
+#include "harness/suite/fields.hpp"
+#include "model/error.hpp"
+
+namespace srbench::harness::suite {
+
+const std::vector<std::string> kStage2Keys = {"freeze_splines", "splines_from"};
+
+const std::vector<std::string>& model_section_keys(bool stage2) {
+  static const auto make = [](bool with_stage2) {
+    std::vector<std::string> keys = model::ModelConfig::keys();
+    keys.push_back("mlp_spline");
+    keys.push_back("attn_spline");
+    if (with_stage2) keys.insert(keys.end(), kStage2Keys.begin(), kStage2Keys.end());
+    return keys;
+  };
+  static const std::vector<std::string> plain = make(false), with = make(true);
+  return stage2 ? with : plain;
+}
+
+void Layers::section(const YAML::Node& map, const std::string& path, const std::string& section) {
+  if (!map) return;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    const SourceLoc loc{R_.file(), path + "." + key, line_of(kv.second)};
+    if (section == "model") model_key(key, kv.second, loc);
+    else if (section == "train") train_key(key, kv.second, loc);
+    else eval_key(key, kv.second, loc);
+  }
+}
+
+void Layers::params(const YAML::Node& map, const std::string& path) {
+  if (!map) return;
+  for (const auto& kv : map) {
+    const std::string k = kv.first.Scalar();
+    const SourceLoc loc{R_.file(), path + "." + k, line_of(kv.second)};
+    try {
+      r_.params[k] = param_text(kv.second);
+    } catch (const FieldError& e) {
+      loc.fail(e.message);
+    }
+    where_["params." + k] = loc;
+  }
+}
+
+void Layers::assign(const Assignment& a) {
+  if (a.section == "params") {
+    try {
+      r_.params[a.key] = param_text(a.value);
+    } catch (const FieldError& e) {
+      a.loc.fail(e.message);
+    }
+    where_["params." + a.key] = a.loc;
+  } else if (a.section == "model") {
+    model_key(a.key, a.value, a.loc);
+  } else if (a.section == "train") {
+    train_key(a.key, a.value, a.loc);
+  } else {
+    eval_key(a.key, a.value, a.loc);
+  }
+}
+
+SourceLoc Layers::loc_of(const std::string& field, const SourceLoc& fallback) const {
+  const auto it = where_.find(field);
+  return it != where_.end() ? it->second : fallback;
+}
+
+namespace {
+
+// Runs a field's reader, reporting a FieldError at `loc`.
+template <typename F>
+void reading(const SourceLoc& loc, F&& read) {
+  try {
+    read();
+  } catch (const FieldError& e) {
+    loc.fail(e.message);
+  }
+}
+
+}  // namespace
+
+void Layers::train_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
+  const TrainField* f = model::find_field(train_fields(), key);
+  if (!f) loc.fail("unknown train key '" + key + "'");
+  ReadSite site{loc, where_};
+  reading(loc, [&] { f->read(r_.train, v, site); });
+  where_["train." + key] = loc;
+}
+
+void Layers::eval_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
+  const EvalField* f = model::find_field(eval_fields(), key);
+  if (!f) loc.fail("unknown eval key '" + key + "'");
+  ReadSite site{loc, where_};
+  reading(loc, [&] { f->read(r_.eval, v, site); });
+  where_["eval." + key] = loc;
+}
+
+// A `model:` key: the stage-2 keys go to the RunSpec, the rest to its ModelConfig (spline
+// settings also as nested maps).
+void Layers::model_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
+  if (key == "freeze_splines" || key == "splines_from") {
+    reading(loc, [&] {
+      if (key == "freeze_splines") {
+        r_.freeze_splines = as_bool(v);
+      } else {
+        r_.splines_from = as_string(v);
+        if (r_.splines_from.empty()) throw FieldError{"must name a search of this suite or a splines file"};
+        r_.splines_from_loc = loc;
+      }
+    });
+    where_["model." + key] = loc;
+    return;
+  }
+  const std::vector<std::string>& keys = model::ModelConfig::keys();
+  if (key == "mlp_spline" || key == "attn_spline") {  // a nested map of spline settings
+    if (!v.IsMap()) loc.fail("expected a map of spline settings, e.g. {keypoints: 32, range: 4}, got " + describe(v));
+    std::vector<std::string> subs;
+    for (const auto& k : keys)
+      if (k.rfind(key + ".", 0) == 0) subs.push_back(k.substr(key.size() + 1));
+    for (const auto& kv : v) {
+      const std::string sub = kv.first.Scalar();
+      const SourceLoc sub_loc{R_.file(), loc.path + "." + sub, line_of(kv.first)};
+      if (std::find(subs.begin(), subs.end(), sub) == subs.end()) {
+        sub_loc.fail(unknown_key_message(sub, subs, "key", " in " + key));
+      }
+      model_key(key + "." + sub, kv.second, SourceLoc{R_.file(), sub_loc.path, line_of(kv.second)});
+    }
+    return;
+  }
+  if (key == "vocab") loc.fail("the vocabulary size comes from the task and cannot be set");
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+    std::vector<std::string> settable;
+    for (const auto& k : keys)
+      if (k != "vocab") settable.push_back(k);
+    loc.fail(unknown_key_message(key, settable, "model key"));
+  }
+  if (!v.IsScalar()) loc.fail("expected a scalar, got " + describe(v));
+  try {
+    r_.model.set(key, v.Scalar());
+  } catch (const model::ModelError& e) {
+    loc.fail(strip_prefix(e.what(), "model." + key + ": "));
+  }
+  where_["model." + key] = loc;
+}
+
+void Layers::check_length(const tasks::Task& task, int n, const SourceLoc& loc, const std::string& what) const {
+  try {
+    task.check_length(n);
+  } catch (const tasks::TaskError& e) {
+    loc.fail(what + ": " + strip_prefix(e.what(), "task '" + r_.task + "': "));
+  }
+  const int len = task.max_sequence_length(n);
+  if (len > r_.model.max_len)
+    loc.fail(what + " " + std::to_string(n) + " makes sequences of up to " + std::to_string(len) +
+             " tokens, beyond the model's max_len " + std::to_string(r_.model.max_len) +
+             " (raise model.max_len or shorten it)");
+}
+
+std::unique_ptr<tasks::Task> Layers::resolve_task(const SourceLoc& task_loc, const std::string& params_path,
+                                                  const std::string& model_path, int entry_line) {
+  auto at = [&](const std::string& field, const std::string& fallback) {
+    return loc_of(field, SourceLoc{R_.file(), fallback, entry_line});
+  };
+  std::unique_ptr<tasks::Task> task;
+  try {
+    task = tasks::make_task(r_.task, r_.params, {r_.train.data_seed});
+  } catch (const tasks::TaskError& e) {
+    (e.param().empty() ? task_loc : at("params." + e.param(), params_path))
+        .fail(strip_prefix(e.what(), "task '" + r_.task + "': "));
+  }
+  r_.model.vocab = task->vocab().size();
+  try {
+    r_.model.validate();
+  } catch (const model::ModelError& e) {
+    const std::string msg = e.what();
+    std::string key;
+    if (msg.rfind("model.", 0) == 0) key = msg.substr(6, msg.find(':') - 6);
+    at("model." + key, model_path).fail(msg);
+  }
+  return task;
+}
+
+void Layers::check_lengths(const tasks::Task& task, const std::string& entry_path, int entry_line, bool check_eval) {
+  auto at = [&](const std::string& field, const std::string& fallback) {
+    return loc_of(field, SourceLoc{R_.file(), fallback, entry_line});
+  };
+  const SourceLoc length_loc = at("train.length", entry_path + ".train.length");
+  check_length(task, r_.train.length_min, length_loc, "training length");
+  check_length(task, r_.train.length_max, length_loc, "training length");
+  if (r_.eval.lengths.empty()) r_.eval.lengths = {r_.train.length_max};
+  if (!check_eval) return;
+  const SourceLoc lengths_loc = at("eval.lengths", entry_path + ".eval.lengths");
+  for (int n : r_.eval.lengths) check_length(task, n, lengths_loc, "evaluation length");
+  for (size_t si = 0; si < r_.eval.shifts.size(); ++si) {
+    const SourceLoc sloc =
+        loc_of("eval.shifts[" + std::to_string(si) + "]", at("eval.shifts", entry_path + ".eval.shifts"));
+    tasks::RawParams shifted = r_.params;
+    for (const auto& [k, v] : r_.eval.shifts[si].params) shifted[k] = v;
+    std::unique_ptr<tasks::Task> st;
+    try {
+      st = tasks::make_task(r_.task, shifted, {r_.train.data_seed});
+    } catch (const tasks::TaskError& e) {
+      sloc.fail("shift: " + strip_prefix(e.what(), "task '" + r_.task + "': "));
+    }
+    if (!(st->vocab() == task.vocab()))
+      sloc.fail("shift " + r_.eval.shifts[si].label +
+                " changes the task's vocabulary; a shift may only change the input distribution");
+  }
+}
+
+}  // namespace srbench::harness::suite
