@@ -82,6 +82,7 @@ struct TrainSettings {
   double router_lr = 1e-2;      // LIMe's routers' learning rate, on the same schedule; no weight decay
   bool freeze_splines = false;  // splines never updated (bit-identical), not in the clipping norm
   Update update = Update::All;
+  double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;  // AdamW's (the optimiser is built with them)
 };
 
 struct StepResult {

@@ -37,7 +37,7 @@ SearchResult run_search(const SearchSpec& spec, const SearchObserver& observe, s
       arch.emplace_back(*task, rs, DataPart::Arch, spec.arch_fraction);
       models.emplace_back(spec.model);
       models.back().init(rs.seed);
-      opts.emplace_back(models.back().layout());
+      opts.emplace_back(models.back().layout(), tc.beta1, tc.beta2, tc.eps);
       res.models[m].seed = rs.seed;
       res.models[m].start_step = spec.stagger ? static_cast<int64_t>(m) * tc.steps / (M + 1) : 0;
       model::TrainSettings& w = wset[m];

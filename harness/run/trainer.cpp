@@ -45,7 +45,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     r.bits_per_byte = task->reports_bits_per_byte();
     auto model = std::make_unique<model::Model>(spec.model);
     model->init(spec.seed);
-    model::AdamW opt(model->layout());
+    model::AdamW opt(model->layout(), tc.beta1, tc.beta2, tc.eps);
     model::TrainSettings settings = tc;  // the optimiser's part of the train config
     settings.freeze_splines = spec.freeze_splines;
     r.splines_from = spec.splines_from;

@@ -50,6 +50,22 @@ void read_length(TrainConfig& t, const YAML::Node& v, ReadSite&) {
   }
 }
 
+// train.betas: [beta1, beta2], each in [0, 1).
+void read_betas(TrainConfig& t, const YAML::Node& v, ReadSite&) {
+  if (!v.IsSequence() || v.size() != 2) throw FieldError{"expected [beta1, beta2], got " + describe(v)};
+  const double b1 = as_real(v[0]), b2 = as_real(v[1]);
+  for (double b : {b1, b2})
+    if (!(b >= 0 && b < 1)) throw FieldError{format_double(b) + " is outside [0, 1) (AdamW's betas)"};
+  t.beta1 = b1, t.beta2 = b2;
+}
+
+const TrainConfig kDefaults;
+
+TrainField with_omit(TrainField f, std::function<bool(const TrainConfig&)> omit) {
+  f.omit = std::move(omit);
+  return f;
+}
+
 // eval.lengths: a non-empty list of lengths in 1..1000000.
 std::vector<int> as_lengths(const YAML::Node& v) {
   if (!v.IsSequence() || v.size() == 0) throw FieldError{"expected a non-empty list of lengths"};
@@ -135,6 +151,16 @@ const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields
          return a.length_min == b.length_min && a.length_max == b.length_max;
        }},
       train_field("examples", [](auto& c) -> auto& { return c.examples; }, as_positive, same),
+      // Keys added after runs were recorded are written only when set away from their default
+      // (Field::omit), so that the ids of existing runs stay as they were.
+      {"betas", read_betas,
+       [](const TrainConfig& c, YAML::Emitter& e) {
+         e << YAML::Flow << YAML::BeginSeq << format_double(c.beta1) << format_double(c.beta2) << YAML::EndSeq;
+       },
+       [](const TrainConfig& a, const TrainConfig& b) { return a.beta1 == b.beta1 && a.beta2 == b.beta2; }, {},
+       [](const TrainConfig& c) { return c.beta1 == kDefaults.beta1 && c.beta2 == kDefaults.beta2; }},
+      with_omit(train_field("eps", [](auto& c) -> auto& { return c.eps; }, as_positive_real, format_double),
+                [](const TrainConfig& c) { return c.eps == kDefaults.eps; }),
   };
   return t;
 }
