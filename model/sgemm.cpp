@@ -43,6 +43,7 @@ namespace {
 
 // One vector register of floats and its operations.
 #if defined(__AVX512F__)
+constexpr SgemmKernel kKernel = SgemmKernel::kAvx512;
 using V = __m512;
 constexpr int kLanes = 16;
 inline V vload(const float* p) { return _mm512_loadu_ps(p); }
@@ -52,6 +53,7 @@ inline V vzero() { return _mm512_setzero_ps(); }
 inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 constexpr int kMR = 8;  // rows per register tile: 8 × 2 accumulators of the 32 registers
 #else
+constexpr SgemmKernel kKernel = SgemmKernel::kAvx2;
 using V = __m256;
 constexpr int kLanes = 8;
 inline V vload(const float* p) { return _mm256_loadu_ps(p); }
@@ -150,6 +152,8 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
 
 }  // namespace
 
+SgemmKernel sgemm_kernel() { return kKernel; }
+
 void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc, GemmInit init,
            const float* row, bool a_lower) {
   if (m <= 0 || n <= 0) return;
@@ -180,6 +184,8 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
 }
 
 #else  // no vector kernel for this target: the plain loops (callers use Eigen's product instead)
+
+SgemmKernel sgemm_kernel() { return SgemmKernel::kReference; }
 
 void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc, GemmInit init,
            const float* row, bool) {

@@ -31,6 +31,19 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
 void sgemm_reference(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, int64_t ldc,
                      GemmInit init, const float* row = nullptr);
 
+// The kernel model/sgemm.cpp was compiled with, the one sgemm runs: AVX-512, AVX2 + FMA, or the
+// plain loops of sgemm_reference. A test of a vector kernel asserts that it is the one built.
+enum class SgemmKernel { kReference, kAvx2, kAvx512 };
+SgemmKernel sgemm_kernel();
+inline const char* to_string(SgemmKernel k) {
+  switch (k) {
+    case SgemmKernel::kReference: return "reference";
+    case SgemmKernel::kAvx2: return "avx2";
+    case SgemmKernel::kAvx512: return "avx512";
+  }
+  return "?";
+}
+
 // True when sgemm runs the vector kernel (the target has AVX-512, or AVX2 with FMA); otherwise sgemm
 // is the plain loop, and callers use Eigen's product instead.
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))

@@ -10,8 +10,10 @@ packages=(
   libeigen3-dev libyaml-cpp-dev libhdf5-dev catch2 libboost-program-options-dev
   # OpenMP runtime comes with g++ (libgomp); the PyTorch reference wants OpenBLAS' OpenMP build
   libopenblas0-openmp
-  # Python reference, benchmark and plotting tools (for /usr/bin/python3)
+  # Python reference, benchmark and plotting tools (for /usr/bin/python3); PyYAML for the PyTorch
+  # reference's configs, Pillow for the figure test's decoding of PNGs
   python3 python3-torch python3-numpy python3-h5py python3-pandas python3-matplotlib
+  python3-yaml python3-pil
   # a real single-node Slurm for `srbench slurm` and its tests (scripts/slurm-local.sh)
   slurm-wlm munge
 )

@@ -1,9 +1,31 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (CTest) on the optimised build.
+# Installs what is missing, builds, and runs every test (CTest) on the optimised build. Arguments
+# go to ctest (e.g. `-R slurm` for a subset).
+#
+# No test found is an error. A skipped test (one that exits 77: Slurm cannot start here) fails the
+# run in CI (CI=true, as .ci/run runs); elsewhere it stays a skip, and its reason is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 # Tests run side by side: OpenMP threads that spin while waiting would steal the other cores.
 export OMP_WAIT_POLICY=PASSIVE
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+log=build/Testing/ctest-summary.log
+mkdir -p "$(dirname "$log")"
+set +e
+ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)" "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+# CTest lists each skipped test as "<n> - <name> (Skipped)" and still exits 0.
+skipped=$(grep -E '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log" || true)
+if [ -n "$skipped" ]; then
+  echo "test.sh: skipped tests:"
+  echo "$skipped"
+  echo "test.sh: why (the SKIPPED lines they printed):"
+  grep -h 'SKIPPED:' build/Testing/Temporary/LastTest.log || echo "  (none printed)"
+  if [ "${CI:-}" = true ]; then
+    echo "test.sh: FAIL: CI=true and $(echo "$skipped" | wc -l) test(s) skipped; in CI every test must run"
+    exit 1
+  fi
+fi
+exit "$rc"

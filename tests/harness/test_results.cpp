@@ -13,15 +13,15 @@
 #include "tests/harness/helpers.hpp"
 #include "harness/suite/suite.hpp"
 #include "model/checkpoint.hpp"
+#include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
+using srbench::test::require_same_run;
+using srbench::test::same;
 using srbench::test::TempDir;
 
 namespace {
-
-// Equal, with NaN equal to NaN.
-bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 // A run with every field set to something recognisable.
 RunResult sample_run(const std::string& id, uint64_t seed) {
@@ -49,56 +49,6 @@ RunResult sample_run(const std::string& id, uint64_t seed) {
   r.diag.hidden_entropy = {0.5, kNaN};
   r.bits_per_byte = true;
   return r;
-}
-
-void require_equal(const RunResult& a, const RunResult& b) {
-  CHECK(a.run_id == b.run_id);
-  CHECK(a.task == b.task);
-  CHECK(a.entry == b.entry);
-  CHECK(a.model == b.model);
-  CHECK(a.grid == b.grid);
-  CHECK(a.seed == b.seed);
-  CHECK(a.config_yaml == b.config_yaml);
-  CHECK(a.status == b.status);
-  CHECK(a.message == b.message);
-  CHECK(same(a.wall_s, b.wall_s));
-  CHECK(same(a.tokens_per_s, b.tokens_per_s));
-  REQUIRE(a.curve.size() == b.curve.size());
-  for (size_t i = 0; i < a.curve.size(); ++i) {
-    CHECK(a.curve[i].step == b.curve[i].step);
-    CHECK(same(a.curve[i].train_loss, b.curve[i].train_loss));
-    CHECK(same(a.curve[i].val_acc, b.curve[i].val_acc));
-    CHECK(same(a.curve[i].lr, b.curve[i].lr));
-    CHECK(same(a.curve[i].grad_norm, b.curve[i].grad_norm));
-  }
-  CHECK(a.conditions == b.conditions);
-  REQUIRE(a.eval.size() == b.eval.size());
-  for (size_t i = 0; i < a.eval.size(); ++i) {
-    CHECK(a.eval[i].length == b.eval[i].length);
-    CHECK(a.eval[i].condition == b.eval[i].condition);
-    CHECK(same(a.eval[i].loss, b.eval[i].loss));
-    CHECK(same(a.eval[i].token_acc, b.eval[i].token_acc));
-    CHECK(same(a.eval[i].seq_acc, b.eval[i].seq_acc));
-  }
-  CHECK(same(a.metrics.id_acc, b.metrics.id_acc));
-  CHECK(same(a.metrics.ood_length_acc, b.metrics.ood_length_acc));
-  CHECK(same(a.metrics.shift_acc, b.metrics.shift_acc));
-  CHECK(same(a.metrics.shortcut_gap, b.metrics.shortcut_gap));
-  CHECK(a.metrics.steps_to_target == b.metrics.steps_to_target);
-  CHECK(same(a.metrics.final_train_loss, b.metrics.final_train_loss));
-  CHECK(a.diag.layers == b.diag.layers);
-  CHECK(a.diag.heads == b.diag.heads);
-  auto same_vec = [](const std::vector<double>& x, const std::vector<double>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!same(x[i], y[i])) return false;
-    return true;
-  };
-  CHECK(same_vec(a.diag.attn_entropy, b.diag.attn_entropy));
-  CHECK(same_vec(a.diag.attn_max, b.diag.attn_max));
-  CHECK(same_vec(a.diag.value_entropy, b.diag.value_entropy));
-  CHECK(same_vec(a.diag.hidden_entropy, b.diag.hidden_entropy));
-  CHECK(a.bits_per_byte == b.bits_per_byte);
 }
 
 // A run whose metrics are given; for the report tests.
@@ -154,7 +104,7 @@ TEST_CASE("a run file round-trips every field of a RunResult, NaN included", "[r
   write_run_file(path, original, kSuiteYaml, nullptr);
   std::string suite;
   const auto back = read_run_file(path, &suite);
-  require_equal(original, back);
+  require_same_run(original, back);
   CHECK(suite == kSuiteYaml);
   // atomic: only the final file is left
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 1);
@@ -167,7 +117,7 @@ TEST_CASE("a run file round-trips every field of a RunResult, NaN included", "[r
   plain.conditions = {"id"};
   write_run_file(dir.file("plain.h5"), plain, kSuiteYaml, nullptr);
   const auto plain_back = read_run_file(dir.file("plain.h5"));
-  require_equal(plain, plain_back);
+  require_same_run(plain, plain_back);
   CHECK(plain_back.diag.empty());
   const srbench::model::h5::Id f(H5Fopen(dir.file("plain.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   REQUIRE(f.valid());
@@ -270,7 +220,7 @@ TEST_CASE("write_suite_file assembles a summary row and a run group per run file
     CHECK(same(row.final_train_loss, r.metrics.final_train_loss));
     CHECK(same(row.wall_s, r.wall_s));
     CHECK(same(row.tokens_per_s, r.tokens_per_s));
-    require_equal(s.runs[i], r);  // the copied run group
+    require_same_run(s.runs[i], r);  // the copied run group
   }
   CHECK(s.summary[0].status == "diverged");
   CHECK(s.summary[1].tokens_per_s == 1234.5);

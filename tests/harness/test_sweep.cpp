@@ -1,21 +1,31 @@
 // `srbench sweep` as a user runs it: resumption after SIGKILL, truncated run files redone,
-// shards merged, a diverging run recorded while the sweep completes, thread-count independence.
+// shards merged, a diverging run recorded while the sweep completes, thread-count independence
+// (with a second thread shown to run the backward pass: tests/harness/omp_probe).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness/results/results.hpp"
+#include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
+using srbench::test::require_same_run;
 using srbench::test::run_srbench;
+using srbench::test::same;
 using srbench::test::TempDir;
 namespace fs = std::filesystem;
 
@@ -40,6 +50,89 @@ models:
     model: {position: alibi}
 )";
 
+// A suite whose training steps cross the parallel thresholds of model/layers.cpp: batches of 32
+// examples of 9–16 tokens (B·T > 256 rows: the row loops, and two row halves of every linear
+// layer), d_model 48 (> 32 input features: two halves of every weight gradient; GeLU over
+// B·T·4d >= 65536 elements), attention over B·H·T²·hs >= 65536 multiply-adds; learned positions
+// with LayerNorm, RoPE with RMSNorm.
+const char* kParallel = R"(name: parallel
+seeds: [0]
+defaults:
+  model: {layers: 2, d_model: 48, heads: 2, max_len: 64}
+  train: {steps: 40, batch: 32, eval_every: 20, lr: 0.003, warmup: 5}
+  eval: {examples: 32, val_examples: 16}
+tasks:
+  - task: parity
+    train: {length: [9, 16]}
+    eval: {lengths: [16, 32]}
+  - task: flipflop
+    train: {length: [9, 16]}
+    eval: {lengths: [16, 32]}
+models:
+  - name: learned
+  - name: rope-rms
+    model: {position: rope, norm: rms}
+)";
+
+// Sets an environment variable for the commands a test runs, restored when it goes out of scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Runs `srbench ARGS` with tests/harness/omp_probe preloaded; returns the result and the parallel
+// regions of srbench that a second OpenMP thread ran, by their functions' names (`nm -C`).
+std::pair<srbench::test::RunResult, std::set<std::string>> run_srbench_probed(const std::vector<std::string>& args,
+                                                                              const std::string& probe_file) {
+  std::set<std::string> regions;
+  srbench::test::RunResult r;
+  {
+    const ScopedEnv preload("LD_PRELOAD", SRBENCH_OMP_PROBE_LIB), out("SRBENCH_OMP_PROBE", probe_file);
+    r = run_srbench(args);
+  }
+  std::map<uint64_t, std::vector<std::string>> names;  // srbench's symbols by address
+  FILE* nm = popen(("nm -C --defined-only '" + std::string(SRBENCH_BIN) + "'").c_str(), "r");
+  REQUIRE(nm);
+  char line[8192];
+  while (std::fgets(line, sizeof line, nm)) {
+    char* end = nullptr;
+    const uint64_t address = std::strtoull(line, &end, 16);
+    if (end == line || std::strlen(end) < 4) continue;
+    std::string name(end + 3);  // after " t "
+    if (!name.empty() && name.back() == '\n') name.pop_back();
+    names[address].push_back(name);
+  }
+  REQUIRE(pclose(nm) == 0);
+  std::istringstream probe(srbench::test::read_file(probe_file));
+  for (std::string entry; std::getline(probe, entry);) {
+    const size_t tab = entry.find('\t');
+    if (tab == std::string::npos || tab + 1 != entry.size()) continue;  // not srbench itself
+    const auto it = names.find(std::stoull(entry.substr(0, tab), nullptr, 16));
+    INFO("probe line " << entry);
+    REQUIRE(it != names.end());
+    regions.insert(it->second.begin(), it->second.end());
+  }
+  return {r, regions};
+}
+
+// How many of `regions` are lambdas of model/layers.cpp's float `function` (parallel_for bodies).
+size_t regions_of(const std::set<std::string>& regions, const std::string& function) {
+  const std::string key = "srbench::model::" + function + "<float>(";
+  return std::count_if(regions.begin(), regions.end(),
+                       [&](const std::string& r) { return r.find(key) != std::string::npos && r.find("::{lambda(") != std::string::npos; });
+}
+
 // The summary rows by run id, all fields but the timings.
 std::map<std::string, SummaryRow> rows_of(const std::string& suite_file) {
   std::map<std::string, SummaryRow> out;
@@ -50,8 +143,6 @@ std::map<std::string, SummaryRow> rows_of(const std::string& suite_file) {
   }
   return out;
 }
-
-bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 void require_same_rows(const std::map<std::string, SummaryRow>& a, const std::map<std::string, SummaryRow>& b) {
   REQUIRE(a.size() == b.size());
@@ -65,12 +156,12 @@ void require_same_rows(const std::map<std::string, SummaryRow>& a, const std::ma
     CHECK(x.seed == y.seed);
     CHECK(x.grid == y.grid);
     CHECK(x.status == y.status);
-    CHECK(same_double(x.id_acc, y.id_acc));
-    CHECK(same_double(x.ood_length_acc, y.ood_length_acc));
-    CHECK(same_double(x.shift_acc, y.shift_acc));
-    CHECK(same_double(x.shortcut_gap, y.shortcut_gap));
+    CHECK(same(x.id_acc, y.id_acc));
+    CHECK(same(x.ood_length_acc, y.ood_length_acc));
+    CHECK(same(x.shift_acc, y.shift_acc));
+    CHECK(same(x.shortcut_gap, y.shortcut_gap));
     CHECK(x.steps_to_target == y.steps_to_target);
-    CHECK(same_double(x.final_train_loss, y.final_train_loss));
+    CHECK(same(x.final_train_loss, y.final_train_loss));
   }
 }
 
@@ -194,14 +285,44 @@ TEST_CASE("sweep: a diverging run is recorded as diverged and the sweep complete
   CHECK_THAT(r.out, Catch::Contains("diverged (non-finite"));
 }
 
-TEST_CASE("sweep: results are identical with 1 and 2 threads per run", "[harness][sweep]") {
+TEST_CASE("sweep: results are identical with 1 and 2 threads per run, the backward pass run on both",
+          "[harness][sweep]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("tiny.yaml"), kTiny);
-  const auto one = run_srbench({"sweep", dir.file("tiny.yaml"), "--out", dir.file("t1/tiny.h5"), "--jobs", "1", "--threads", "1"});
-  const auto two = run_srbench({"sweep", dir.file("tiny.yaml"), "--out", dir.file("t2/tiny.h5"), "--jobs", "1", "--threads", "2"});
-  REQUIRE(one.exit_code == 0);
-  REQUIRE(two.exit_code == 0);
-  require_same_rows(rows_of(dir.file("t1/tiny.h5")), rows_of(dir.file("t2/tiny.h5")));
+  srbench::test::write_file(dir.file("parallel.yaml"), kParallel);
+  // Threads that sleep while they wait (the results do not depend on it): spinning ones would
+  // take minutes on a busy 2-core machine.
+  const ScopedEnv passive("OMP_WAIT_POLICY", "PASSIVE");
+  const auto [one, one_regions] = run_srbench_probed(
+      {"sweep", dir.file("parallel.yaml"), "--out", dir.file("t1/p.h5"), "--jobs", "1", "--threads", "1"}, dir.file("t1.probe"));
+  const auto [two, two_regions] = run_srbench_probed(
+      {"sweep", dir.file("parallel.yaml"), "--out", dir.file("t2/p.h5"), "--jobs", "1", "--threads", "2"}, dir.file("t2.probe"));
+  for (const auto* r : {&one, &two}) {
+    INFO(r->out << r->err);
+    REQUIRE(r->exit_code == 0);
+  }
+
+  // A second thread ran: never with --threads 1; with --threads 2 in each of these parallel loops
+  // of the training step's backward pass (matmul_backward has two: row halves of the input
+  // gradient, input-feature halves of the weight gradient).
+  CHECK(one_regions.empty());
+  for (const char* f : {"encoder_backward", "layernorm_backward", "rmsnorm_backward", "rope_backward",
+                        "attention_backward", "gelu_backward", "crossentropy_forward_backward"}) {
+    INFO(f);
+    CHECK(regions_of(two_regions, f) >= 1);
+  }
+  CHECK(regions_of(two_regions, "matmul_backward") == 2);
+
+  // ... and the results are the same bits: every field of every run but the timings (summary,
+  // curve, evaluation rows, metrics, diagnostics).
+  require_same_rows(rows_of(dir.file("t1/p.h5")), rows_of(dir.file("t2/p.h5")));
+  auto a = read_suite_file(dir.file("t1/p.h5")), b = read_suite_file(dir.file("t2/p.h5"));
+  REQUIRE(a.runs.size() == 4);
+  REQUIRE(b.runs.size() == a.runs.size());
+  for (size_t i = 0; i < a.runs.size(); ++i) {
+    INFO("run " << a.runs[i].run_id);
+    for (RunResult* r : {&a.runs[i], &b.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0;
+    require_same_run(a.runs[i], b.runs[i]);
+  }
 }
 
 TEST_CASE("eval: a run saved with save_checkpoint reproduces its evaluation rows", "[harness][sweep][eval]") {

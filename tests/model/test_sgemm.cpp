@@ -1,8 +1,11 @@
 // sgemm (model/sgemm.hpp) against its plain fma loops, bit for bit, and those loops against
-// double products. Built twice: into test_model with the project's flags (AVX-512 here), and as
-// test_sgemm_avx2 with AVX-512 switched off, so that the AVX2 + FMA kernel, the one machines
-// without AVX-512 run, is tested too.
+// double products. Built twice: into test_model with the project's flags (-march=native: the
+// AVX-512 kernel on a CPU that has it), and as test_sgemm_avx2 with AVX2 + FMA and without
+// AVX-512, so that the AVX2 kernel, the one machines without AVX-512 run, is tested too. Each
+// build first asserts that the kernel it is meant to test is the one compiled in: otherwise the
+// comparisons would hold the plain loops against themselves.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <vector>
 
 #include "model/sgemm.hpp"
@@ -11,6 +14,32 @@
 using namespace srbench::model;
 using srbench::test::random_vec;
 using srbench::test::rel_err;
+
+namespace {
+
+// The kernel this executable is built to test (tests/CMakeLists.txt): in test_sgemm_avx2 the AVX2
+// one; in test_model, when Release builds use -march=native, the widest this CPU runs (asked of
+// the CPU, not of the compiler); otherwise the plain loops.
+SgemmKernel kernel_under_test() {
+#if defined(SRBENCH_TEST_SGEMM_AVX2)
+  return SgemmKernel::kAvx2;
+#elif defined(SRBENCH_TEST_SGEMM_NATIVE)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return SgemmKernel::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SgemmKernel::kAvx2;
+  return SgemmKernel::kReference;
+#else
+  return SgemmKernel::kReference;
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("sgemm: the kernel compiled in is the one this build tests") {
+  INFO("compiled in: " << to_string(sgemm_kernel()) << ", to be tested: " << to_string(kernel_under_test()));
+  CHECK(sgemm_kernel() == kernel_under_test());
+  std::printf("sgemm kernel: %s\n", to_string(sgemm_kernel()));
+}
 
 TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and strides") {
   // Shapes cross every blocking edge of the kernel: partial register tiles in rows (m not a

@@ -521,23 +521,30 @@ def main():
             pr = {"op": op}
             if f:
                 pr.update(p=p, train_fraction=f)
-            sets = {}
+            sets, errors = {}, []
             for st in ("train", "eval"):
                 cmd, r = run(args.srbench, "modadd", pr, 1, 5, st, 1500)
                 sets[st] = set()
-                for ln in r.stdout.decode().splitlines():
+                lines = r.stdout.decode().splitlines()
+                if r.returncode != 0 or len(lines) != 1500:
+                    errors.append("%s: exit %d, %d lines of 1500: %s (%s)" % (
+                        st, r.returncode, len(lines), r.stderr.decode(errors="replace").strip(), " ".join(cmd)))
+                    continue
+                for ln in lines:
                     ex = json.loads(ln)
                     sets[st].add((int(ex["tokens"][0]), int(ex["tokens"][2])))
             both = sets["train"] & sets["eval"]
             P2 = int(p) ** 2
             ftr = float(f or 0.4)
-            ok = not both and len(sets["train"]) <= math.floor(ftr * P2) and len(sets["eval"]) <= P2 - math.floor(ftr * P2)
+            ok = not errors and not both and len(sets["train"]) <= math.floor(ftr * P2) and \
+                len(sets["eval"]) <= P2 - math.floor(ftr * P2)
             extra("modadd", "op=%s p=%s split disjoint (%d/%d pairs)" % (op, p, len(sets["train"]), len(sets["eval"])),
-                  ok, "pairs in both streams: %s" % sorted(both)[:10])
+                  ok, "; ".join(errors) or "pairs in both streams: %s" % sorted(both)[:10])
     # loose distribution checks (6 sigma)
     def frac(key, want, label):
         xs = STATS.get(key, [])
-        if not xs:
+        if not xs:  # the settings above were meant to gather these: nothing gathered is a failure
+            extra(label, "frequency of %s" % (key,), False, "no examples gathered for %s" % (key,))
             return
         m = sum(xs) / len(xs)
         tol = 6 * math.sqrt(want * (1 - want) / len(xs)) + 1e-9
@@ -546,11 +553,8 @@ def main():
     frac(("flipflop", "0.2"), 0.2, "flipflop"); frac(("gridworld", "0.8"), 0.8, "gridworld")
     frac(("ffl", "0.98"), 0.98, "ffl"); frac(("ffl", "0.1"), 0.1, "ffl")
     frac(("dyck-balanced",), 0.5, "dyck")
-    mc = STATS.get(("modcount", "[1,3]", "[0.8,0.2]"), [])
-    if mc:
-        frac_a1 = [1 if x == "a1" else 0 for x in mc]
-        STATS[("mc",)] = frac_a1
-        frac(("mc",), 0.8, "modcount")
+    STATS[("modcount-a1",)] = [1 if x == "a1" else 0 for x in STATS.get(("modcount", "[1,3]", "[0.8,0.2]"), [])]
+    frac(("modcount-a1",), 0.8, "modcount")
 
     w = max(len(r[1]) for r in rows)
     print("%-12s %-*s %8s %8s" % ("task", w, "setting", "checked", "failures"))
