@@ -29,6 +29,7 @@ TEST_CASE("every task: ids inside the vocabulary, at most the declared length, s
       const Example ex = task->sample(1, Stream::Train, i, n);
       REQUIRE(ex.tokens.size() == ex.targets.size());
       REQUIRE(static_cast<int>(ex.tokens.size()) <= task->max_sequence_length(n));
+      REQUIRE(ex.input_length == static_cast<int32_t>(ex.tokens.size()));  // no tape layout
       bool scored = false;
       for (size_t t = 0; t < ex.tokens.size(); ++t) {
         REQUIRE(ex.tokens[t] >= 0);
