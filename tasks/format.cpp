@@ -36,7 +36,7 @@ std::string example_jsonl(const Task& task, int n, const Example& ex) {
     if (t) out += ",";
     out += ex.targets[t] == kNotScored ? "null" : json_quote(v.name(ex.targets[t]));
   }
-  return out + "]}";
+  return out + "], \"input_length\": " + std::to_string(ex.input_length) + "}";
 }
 
 std::string example_text(const Task& task, const Example& ex, size_t width) {

@@ -8,8 +8,9 @@
 
 namespace srbench::tasks {
 
-// {"task": "parity", "n": 4, "tokens": ["1","0","1","1"], "targets": ["q1","q1","q0","q1"]}
-// (targets null where not scored). No trailing newline.
+// {"task": "parity", "n": 4, "tokens": ["1","0","1","1"], "targets": ["q1","q1","q0","q1"],
+//  "input_length": 4} (targets null where not scored; input_length = Example::input_length).
+// No trailing newline.
 std::string example_jsonl(const Task& task, int n, const Example& ex);
 
 // Tokens above their targets, column-aligned, wrapped at `width` characters; unscored targets

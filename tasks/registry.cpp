@@ -14,6 +14,7 @@
 #include "tasks/quaternion.hpp"
 #include "tasks/gridworld.hpp"
 #include "tasks/text.hpp"
+#include "tasks/chomsky.hpp"
 
 namespace srbench::tasks {
 
@@ -34,6 +35,22 @@ const std::vector<TaskInfo>& task_registry() {
       quaternion_info(),
       gridworld_info(),
       text_info(),
+      // The Chomsky-hierarchy tasks (chomsky.md), by level.
+      even_pairs_info(),
+      modular_arithmetic_info(),
+      parity_check_info(),
+      cycle_navigation_info(),
+      stack_manipulation_info(),
+      reverse_string_info(),
+      modular_arithmetic_brackets_info(),
+      solve_equation_info(),
+      duplicate_string_info(),
+      missing_duplicate_string_info(),
+      odds_first_info(),
+      binary_addition_info(),
+      binary_multiplication_info(),
+      compute_sqrt_info(),
+      bucket_sort_info(),
   };
   return registry;
 }

@@ -43,6 +43,7 @@ void Task::sample_into(uint64_t seed, Stream stream, uint64_t index, int n, Exam
   Rng rng(hash_words({seed, static_cast<uint64_t>(stream), index, static_cast<uint64_t>(n)}));
   out.clear();
   generate(rng, stream, n, out);
+  if (out.input_length == kWholeExample) out.input_length = static_cast<int32_t>(out.tokens.size());
 }
 
 Example Task::sample(uint64_t seed, Stream stream, uint64_t index, int n) const {

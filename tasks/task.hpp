@@ -22,10 +22,16 @@ namespace srbench::tasks {
 
 inline constexpr int32_t kNotScored = -1;
 
+// No input-tape length given by the task: Task::sample_into then sets the example's length.
+inline constexpr int32_t kWholeExample = -1;
+
 struct Example {
   std::vector<int32_t> tokens;
   std::vector<int32_t> targets;  // kNotScored where not scored
-  void clear() { tokens.clear(); targets.clear(); }
+  // Length L of the input tape (chomsky.md §2: the index of the first blank `_`); for tasks
+  // without a tape layout the example's length, tokens.size().
+  int32_t input_length = kWholeExample;
+  void clear() { tokens.clear(); targets.clear(); input_length = kWholeExample; }
   void push(int32_t token, int32_t target) { tokens.push_back(token); targets.push_back(target); }
 };
 

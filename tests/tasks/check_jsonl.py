@@ -484,8 +484,10 @@ def main():
                 checked += 1
                 try:
                     ex = json.loads(ln)
-                    need(set(ex) == {"task", "n", "tokens", "targets"}, "keys %s" % sorted(ex))
+                    need(set(ex) == {"task", "n", "tokens", "targets", "input_length"}, "keys %s" % sorted(ex))
                     need(ex["task"] == task and ex["n"] == n, "task/n fields")
+                    need(ex["input_length"] == len(ex["tokens"]),
+                         "input_length %r, but a task without a tape layout has %d tokens" % (ex["input_length"], len(ex["tokens"])))
                     need(all(isinstance(t, str) for t in ex["tokens"]), "non-string token")
                     need(all(t is None or isinstance(t, str) for t in ex["targets"]), "bad target type")
                     CHECKERS[task](ex, n, params)

@@ -28,7 +28,7 @@ TEST_CASE("srbench sample prints jsonl exactly as harness.md and text aligned", 
     for (size_t t = 0; t < 6; ++t) expected += (t ? ",\"" : "\"") + task->vocab().name(ex.tokens[t]) + "\"";
     expected += "], \"targets\": [";
     for (size_t t = 0; t < 6; ++t) expected += (t ? ",\"" : "\"") + task->vocab().name(ex.targets[t]) + "\"";
-    expected += "]}\n";
+    expected += "], \"input_length\": 6}\n";  // no tape layout: the example's length
   }
   CHECK(r.out == expected);
 

@@ -2,8 +2,10 @@
 // tokens and targets of the declared length, determinism (same bytes for the same arguments,
 // whatever the order of generation or the thread count), distinct streams.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <thread>
 
+#include "tasks/tape.hpp"
 #include "tasks/task.hpp"
 #include "tests/tasks/helpers.hpp"
 
@@ -29,6 +31,10 @@ TEST_CASE("every task: ids inside the vocabulary, at most the declared length, s
       const Example ex = task->sample(1, Stream::Train, i, n);
       REQUIRE(ex.tokens.size() == ex.targets.size());
       REQUIRE(static_cast<int>(ex.tokens.size()) <= task->max_sequence_length(n));
+      // input_length: the index of the first blank for the tape tasks, else the example's length.
+      const bool tape = dynamic_cast<const TapeTask*>(task.get()) != nullptr;
+      const auto first_blank = std::find(ex.tokens.begin(), ex.tokens.end(), tape ? task->vocab().id("_") : -2);
+      REQUIRE(ex.input_length == static_cast<int32_t>(first_blank - ex.tokens.begin()));
       bool scored = false;
       for (size_t t = 0; t < ex.tokens.size(); ++t) {
         REQUIRE(ex.tokens[t] >= 0);
