@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <type_traits>
 
 namespace srbench::model {
@@ -466,22 +467,40 @@ void write_table(hid_t loc, const std::string& name, const std::vector<Column>& 
 std::vector<TableRow> read_table(hid_t loc, const std::string& name, const std::vector<Column>& columns) {
   size_t count = 0;
   Id ds = open_checked(loc, name, DatasetInfo::Compound, 1, nullptr, count);
-  const size_t C = columns.size();
-  std::vector<unsigned char> buf(count * C * kSlot);
+  // The columns the file has; an optional one it lacks is filled with its type's default.
+  Id file_type(H5Dget_type(ds));
+  std::vector<Column> present;
+  std::vector<bool> has(columns.size(), false);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    has[c] = H5Tget_member_index(file_type, columns[c].name.c_str()) >= 0;
+    if (has[c]) present.push_back(columns[c]);
+    else if (!columns[c].optional) fail(loc, name, "has no column '" + columns[c].name + "'");
+  }
+  const size_t P = present.size();
+  std::vector<unsigned char> buf(count * P * kSlot);
   std::vector<TableRow> rows;
   if (count == 0) return rows;
-  Id mem = table_memory_type(columns);
+  Id mem = table_memory_type(present);
   if (H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
     fail(loc, name, "cannot be read as the expected table (missing fields or damaged?)");
   for (size_t r = 0; r < count; ++r) {
     TableRow row;
-    for (size_t c = 0; c < C; ++c) {
-      const unsigned char* slot = buf.data() + (r * C + c) * kSlot;
+    size_t p = 0;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (!has[c]) {
+        switch (columns[c].type) {
+          case ColumnType::String: row.emplace_back(std::string()); break;
+          case ColumnType::Int64: row.emplace_back(int64_t{0}); break;
+          case ColumnType::Double: row.emplace_back(std::numeric_limits<double>::quiet_NaN()); break;
+        }
+        continue;
+      }
+      const unsigned char* slot = buf.data() + (r * P + p++) * kSlot;
       switch (columns[c].type) {
         case ColumnType::String: {
-          const char* p = nullptr;
-          std::memcpy(&p, slot, kSlot);
-          row.emplace_back(std::string(p ? p : ""));
+          const char* text = nullptr;
+          std::memcpy(&text, slot, kSlot);
+          row.emplace_back(std::string(text ? text : ""));
           break;
         }
         case ColumnType::Int64: {

@@ -161,13 +161,14 @@ enum class ColumnType { String, Int64, Double };
 struct Column {
   std::string name;
   ColumnType type;
+  bool optional = false;  // reading: a column the file lacks reads as NaN, 0 or "" (added later)
 };
 using Cell = std::variant<std::string, int64_t, double>;  // the column's type
 using TableRow = std::vector<Cell>;                       // one cell per column
 void write_table(hid_t loc, const std::string& name, const std::vector<Column>& columns,
                  const std::vector<TableRow>& rows);
-// Reads the named columns (every one must be present, with a compatible type; others are
-// ignored). Error naming the dataset otherwise.
+// Reads the named columns (each present with a compatible type, or optional; the file's other
+// columns are ignored). Error naming the dataset and column otherwise.
 std::vector<TableRow> read_table(hid_t loc, const std::string& name, const std::vector<Column>& columns);
 
 }  // namespace h5

@@ -18,6 +18,15 @@
 
 namespace srbench::tasks {
 
+namespace {
+
+TaskInfo at_level(const char* level, TaskInfo info) {
+  info.level = level;
+  return info;
+}
+
+}  // namespace
+
 const std::vector<TaskInfo>& task_registry() {
   static const std::vector<TaskInfo> registry = {
       parity_info(),
@@ -36,21 +45,21 @@ const std::vector<TaskInfo>& task_registry() {
       gridworld_info(),
       text_info(),
       // The Chomsky-hierarchy tasks (chomsky.md), by level.
-      even_pairs_info(),
-      modular_arithmetic_info(),
-      parity_check_info(),
-      cycle_navigation_info(),
-      stack_manipulation_info(),
-      reverse_string_info(),
-      modular_arithmetic_brackets_info(),
-      solve_equation_info(),
-      duplicate_string_info(),
-      missing_duplicate_string_info(),
-      odds_first_info(),
-      binary_addition_info(),
-      binary_multiplication_info(),
-      compute_sqrt_info(),
-      bucket_sort_info(),
+      at_level("R", even_pairs_info()),
+      at_level("R", modular_arithmetic_info()),
+      at_level("R", parity_check_info()),
+      at_level("R", cycle_navigation_info()),
+      at_level("DCF", stack_manipulation_info()),
+      at_level("DCF", reverse_string_info()),
+      at_level("DCF", modular_arithmetic_brackets_info()),
+      at_level("DCF", solve_equation_info()),
+      at_level("CS", duplicate_string_info()),
+      at_level("CS", missing_duplicate_string_info()),
+      at_level("CS", odds_first_info()),
+      at_level("CS", binary_addition_info()),
+      at_level("CS", binary_multiplication_info()),
+      at_level("CS", compute_sqrt_info()),
+      at_level("CS", bucket_sort_info()),
   };
   return registry;
 }

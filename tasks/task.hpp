@@ -101,6 +101,7 @@ struct TaskInfo {
   std::string summary;  // one line for `srbench tasks`
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Task>(const ParamReader&, const TaskContext&)> build;
+  std::string level = "";  // the Chomsky hierarchy's level (R, DCF, CS) for its fifteen tasks
 };
 
 // Every task, in catalogue order.

@@ -38,6 +38,7 @@ struct RunMetrics {
   double shortcut_gap = kNaN;
   int64_t steps_to_target = -1;
   double final_train_loss = kNaN;
+  double ood_token_acc = kNaN;  // mean token_acc of the `id` rows beyond train_max: the NNCH score (chomsky.md §7.1)
 };
 
 // Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").
@@ -86,6 +87,7 @@ struct RunResult {
   Diagnostics diag;
   std::vector<RouterWeights> routers;  // LIMe runs: the trained routers, by layer (empty otherwise)
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
+  double chance = kNaN;               // a uniform guess's token accuracy (1 / output classes; tape tasks), else NaN
   std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
   std::string splines_from;           // the run's model.splines_from ("" when none)
   std::string splines_task;           // the task the splines were searched on ("" when none or unknown)
@@ -118,6 +120,7 @@ struct SummaryRow {
   double id_acc = kNaN, ood_length_acc = kNaN, shift_acc = kNaN, shortcut_gap = kNaN;
   int64_t steps_to_target = -1;
   double final_train_loss = kNaN, wall_s = kNaN, tokens_per_s = kNaN;
+  double ood_token_acc = kNaN;  // absent in suite files written before it: NaN
 };
 
 // The transfer matrix of spline searches (spline-search.md, "Transfer"; computed by the report

@@ -52,6 +52,7 @@ struct TrainConfig : model::TrainSettings {
   int length_min = 1;               // train.length: [min, max], uniform per example
   int length_max = 16;
   int64_t examples = 0;             // > 0: a finite training set of that many examples
+  bool length_per_batch = false;    // train.length_per: example (false) | batch (one length a batch, as NNCH)
 };
 
 // An evaluation condition other than `id`: task parameters overridden.

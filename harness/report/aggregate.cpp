@@ -12,6 +12,7 @@ namespace {
 double run_metric(const RunResult& r, const std::string& name) {
   if (name == "id_acc") return r.metrics.id_acc;
   if (name == "ood_length_acc") return r.metrics.ood_length_acc;
+  if (name == "ood_token_acc") return r.metrics.ood_token_acc;
   if (name == "shift_acc") return r.metrics.shift_acc;
   if (name == "shortcut_gap") return r.metrics.shortcut_gap;
   if (name == "final_train_loss") return r.metrics.final_train_loss;

@@ -49,8 +49,8 @@ struct GroupReport {
 };
 
 // The per-run metrics summarised for every group, in this order (steps_to_target follows).
-inline const std::vector<std::string> kReportMetrics = {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
-                                                        "final_train_loss"};
+inline const std::vector<std::string> kReportMetrics = {"id_acc",       "ood_length_acc", "ood_token_acc",
+                                                        "shift_acc",    "shortcut_gap",   "final_train_loss"};
 
 // Groups runs by (entry, model, grid) in order of first appearance and summarises each.
 std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs);

@@ -34,9 +34,11 @@ RunAttribute text_attr(const std::string& name, Get get, bool optional = false) 
           }};
 }
 template <typename Get>
-RunAttribute real_attr(const std::string& name, Get get) {
+RunAttribute real_attr(const std::string& name, Get get, bool optional = false) {
   return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<double>(get(r))); },
-          [=](hid_t g, RunResult& r) { get(r) = h5::read_double_attr(g, name); }};
+          [=](hid_t g, RunResult& r) {
+            if (!optional || h5::has_attr(g, name)) get(r) = h5::read_double_attr(g, name);
+          }};
 }
 template <typename Get>
 RunAttribute int_attr(const std::string& name, Get get) {
@@ -68,6 +70,9 @@ const std::vector<RunAttribute>& run_attributes() {
       // absent in files written before spline searches existed
       text_attr("splines_from", [](auto& r) -> auto& { return r.splines_from; }, true),
       text_attr("splines_task", [](auto& r) -> auto& { return r.splines_task; }, true),
+      // absent in files written before the Chomsky-hierarchy protocol (NaN then)
+      real_attr("ood_token_acc", [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
+      real_attr("chance", [](auto& r) -> auto& { return r.chance; }, true),
   };
   return t;
 }

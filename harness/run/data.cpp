@@ -16,6 +16,8 @@ constexpr uint64_t kEpochOrderTag = 0x65706f6368ULL;      // order of the finite
 constexpr uint64_t kArchLengthTag = 0x61726368ULL;        // length of train-arch example k (searches)
 constexpr uint64_t kArchOrderTag = 0x617263686fULL;       // order of D_arch in epoch e (searches)
 constexpr uint64_t kValLengthTag = 0x76616c6964ULL;       // length of validation example i
+constexpr uint64_t kBatchLengthTag = 0x626c656eULL;       // length of training batch s (length_per: batch)
+constexpr uint64_t kArchBatchLengthTag = 0x61626c656eULL; // length of train-arch batch s (searches)
 constexpr uint64_t kValIndexBase = 1ULL << 40;            // validation examples: eval stream, far indices
 
 int draw_length(uint64_t seed, uint64_t index, uint64_t tag, int lo, int hi) {
@@ -45,9 +47,12 @@ void TrainingData::example(uint64_t k, tasks::Example& out, uint64_t* source) {
   const TrainConfig& t = spec_.train;
   if (finite_.empty()) {
     const bool arch = part_ == DataPart::Arch;
+    // length_per: batch — every example of step s = k / batch has the length drawn for s
+    const uint64_t draw = t.length_per_batch ? k / static_cast<uint64_t>(t.batch) : k;
+    const uint64_t tag = t.length_per_batch ? (arch ? kArchBatchLengthTag : kBatchLengthTag)
+                                            : (arch ? kArchLengthTag : kTrainLengthTag);
     task_.sample_into(spec_.seed, arch ? tasks::Stream::TrainArch : tasks::Stream::Train, k,
-                      draw_length(spec_.seed, k, arch ? kArchLengthTag : kTrainLengthTag, t.length_min, t.length_max),
-                      out);
+                      draw_length(spec_.seed, draw, tag, t.length_min, t.length_max), out);
     if (source) *source = k;
     return;
   }

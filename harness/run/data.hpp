@@ -23,7 +23,9 @@ struct Batch {
 // Training example k of a run (k = step·batch + b): from the unbounded generator (the `train`
 // stream under the run seed, its length drawn from the training range by hash(seed, k)), or
 // from a finite set of `train.examples` examples (the `train` stream under data_seed), visited
-// epoch by epoch in an order shuffled by hash(run seed, epoch).
+// epoch by epoch in an order shuffled by hash(run seed, epoch). With `train.length_per: batch`
+// (unbounded generator only), the length is drawn once per step s = k / batch, by hash(seed, s):
+// every example of a batch has the same length (NNCH's training, chomsky.md §7.1).
 //
 // A spline search (spline-search.md) splits the training data into D_wts and D_arch: with a
 // finite set of N examples, D_arch is its last round(arch_fraction·N) examples and D_wts the

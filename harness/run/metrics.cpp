@@ -17,20 +17,21 @@ RunMetrics derive_metrics(const std::vector<EvalRow>& rows, const std::vector<st
                           int train_min, int train_max, const std::vector<CurvePoint>& curve,
                           double target_accuracy) {
   RunMetrics m;
-  double id_sum = 0, ood_sum = 0;
+  double id_sum = 0, ood_sum = 0, ood_token_sum = 0;
   int id_n = 0, ood_n = 0;
   std::vector<double> cond_sum(conditions.size(), 0.0);
   std::vector<int> cond_n(conditions.size(), 0);
   for (const auto& r : rows) {
     if (r.condition == 0) {
       if (r.length >= train_min && r.length <= train_max) id_sum += r.seq_acc, ++id_n;
-      else if (r.length > train_max) ood_sum += r.seq_acc, ++ood_n;
+      else if (r.length > train_max) ood_sum += r.seq_acc, ood_token_sum += r.token_acc, ++ood_n;
     } else if (r.condition > 0 && static_cast<size_t>(r.condition) < conditions.size()) {
       cond_sum[r.condition] += r.seq_acc, ++cond_n[r.condition];
     }
   }
   m.id_acc = mean_or_nan(id_sum, id_n);
   m.ood_length_acc = mean_or_nan(ood_sum, ood_n);
+  m.ood_token_acc = mean_or_nan(ood_token_sum, ood_n);
   for (size_t c = 1; c < conditions.size(); ++c) {
     if (!is_shift_condition(conditions[c]) || cond_n[c] == 0) continue;
     const double acc = cond_sum[c] / cond_n[c];

@@ -14,6 +14,7 @@ bool is_shift_condition(const std::string& label);
 
 // id_acc: mean seq_acc of the `id` rows (condition 0) with train_min <= length <= train_max;
 // ood_length_acc: mean seq_acc of the `id` rows with length > train_max;
+// ood_token_acc: mean token_acc of those rows (the Chomsky-hierarchy benchmark's score);
 // shift_acc: the lowest, over shift conditions, of that condition's mean seq_acc;
 // shortcut_gap: id_acc − min(ood_length_acc, shift_acc) over those defined;
 // steps_to_target: the first curve step with val_acc >= target (−1 if never);

@@ -9,6 +9,7 @@
 #include "harness/run/evaluate.hpp"
 #include "harness/run/metrics.hpp"
 #include "model/optim.hpp"
+#include "tasks/tape.hpp"
 
 namespace srbench::harness {
 
@@ -43,6 +44,8 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     const TrainConfig& tc = spec.train;
     const auto task = tasks::make_task(spec.task, spec.params, {tc.data_seed});
     r.bits_per_byte = task->reports_bits_per_byte();
+    if (const auto* tape = dynamic_cast<const tasks::TapeTask*>(task.get()))
+      r.chance = 1.0 / static_cast<double>(tape->output_classes().size());
     auto model = std::make_unique<model::Model>(spec.model);
     model->init(spec.seed);
     model::AdamW opt(model->layout(), tc.beta1, tc.beta2, tc.eps);

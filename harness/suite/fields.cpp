@@ -66,16 +66,51 @@ TrainField with_omit(TrainField f, std::function<bool(const TrainConfig&)> omit)
   return f;
 }
 
-// eval.lengths: a non-empty list of lengths in 1..1000000.
-std::vector<int> as_lengths(const YAML::Node& v) {
+// One eval.lengths item: a length, or a range A..B (every length from A to B) or A..B:STEP
+// (A, A+STEP, … up to B), appended to `out`. FieldError naming the item otherwise.
+void append_lengths(const YAML::Node& x, std::vector<int>& out) {
+  auto length = [](int64_t n) {
+    if (n < 1 || n > 1'000'000) throw FieldError{"length " + std::to_string(n) + " is outside 1..1000000"};
+    return static_cast<int>(n);
+  };
+  const std::string text = x.IsScalar() ? x.Scalar() : "";
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) return out.push_back(length(as_int(x)));
+  const auto colon = text.find(':', dots);
+  auto number = [&](const std::string& part) {
+    YAML::Node n(part);
+    try {
+      return as_int(n);
+    } catch (const FieldError&) {
+      throw FieldError{"'" + text + "' is not a length range (expected A..B or A..B:STEP with whole numbers, e.g. 41..500:20)"};
+    }
+  };
+  const int lo = length(number(text.substr(0, dots)));
+  const int hi = length(number(text.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2)));
+  const int64_t step = colon == std::string::npos ? 1 : number(text.substr(colon + 1));
+  if (step < 1) throw FieldError{"the range " + text + " has step " + std::to_string(step) + " (it must be at least 1)"};
+  if (lo > hi) throw FieldError{"the range " + text + " is empty (" + std::to_string(lo) + " > " + std::to_string(hi) + ")"};
+  for (int64_t n = lo; n <= hi; n += step) out.push_back(static_cast<int>(n));
+}
+
+// eval.lengths: a non-empty list of lengths and ranges in 1..1000000 (or one range alone); an
+// error in an item of a list is reported at the item.
+void read_lengths(EvalConfig& c, const YAML::Node& v, ReadSite& site) {
+  if (v.IsScalar() && v.Scalar().find("..") != std::string::npos) {
+    c.lengths.clear();
+    return append_lengths(v, c.lengths);
+  }
   if (!v.IsSequence() || v.size() == 0) throw FieldError{"expected a non-empty list of lengths"};
   std::vector<int> out;
-  for (const auto& x : v) {
-    const int64_t n = as_int(x);
-    if (n < 1 || n > 1'000'000) throw FieldError{"length " + std::to_string(n) + " is outside 1..1000000"};
-    out.push_back(static_cast<int>(n));
+  for (size_t i = 0; i < v.size(); ++i) {
+    try {
+      append_lengths(v[i], out);
+    } catch (const FieldError& e) {
+      if (!v[i].IsScalar() || v[i].Scalar().find("..") == std::string::npos) throw;
+      SourceLoc{site.loc.file, site.loc.path + "[" + std::to_string(i) + "]", line_of(v[i])}.fail(e.message);
+    }
   }
-  return out;
+  c.lengths = std::move(out);
 }
 
 // eval.shifts: a list of maps of task parameters, each recorded at its own place.
@@ -161,13 +196,22 @@ const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields
        [](const TrainConfig& c) { return c.beta1 == kDefaults.beta1 && c.beta2 == kDefaults.beta2; }},
       with_omit(train_field("eps", [](auto& c) -> auto& { return c.eps; }, as_positive_real, format_double),
                 [](const TrainConfig& c) { return c.eps == kDefaults.eps; }),
+      with_omit(train_field("length_per", [](auto& c) -> auto& { return c.length_per_batch; },
+                            [](const YAML::Node& v) {
+                              const std::string s = as_string(v);
+                              if (s != "example" && s != "batch")
+                                throw FieldError{"'" + s + "' is not one of example, batch"};
+                              return s == "batch";
+                            },
+                            [](bool per_batch) { return per_batch ? "batch" : "example"; }),
+                [](const TrainConfig& c) { return !c.length_per_batch; }),
   };
   return t;
 }
 
 const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields() {
   static const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&> t = {
-      {"lengths", [](EvalConfig& c, const YAML::Node& v, ReadSite&) { c.lengths = as_lengths(v); },
+      {"lengths", read_lengths,
        [](const EvalConfig& c, YAML::Emitter& e) { e << YAML::Flow << c.lengths; },
        [](const EvalConfig& a, const EvalConfig& b) { return a.lengths == b.lengths; }},
       field<EvalConfig>("examples", [](auto& c) -> auto& { return c.examples; }, as_positive, same),

@@ -187,6 +187,10 @@ void Layers::check_lengths(const tasks::Task& task, const std::string& entry_pat
   auto at = [&](const std::string& field, const std::string& fallback) {
     return loc_of(field, SourceLoc{R_.file(), fallback, entry_line});
   };
+  if (r_.train.length_per_batch && r_.train.examples > 0)
+    at("train.length_per", entry_path + ".train.length_per")
+        .fail("length_per: batch draws one length per batch from the unbounded generator; it does not apply to a "
+              "finite training set (train.examples " + std::to_string(r_.train.examples) + ")");
   const SourceLoc length_loc = at("train.length", entry_path + ".train.length");
   check_length(task, r_.train.length_min, length_loc, "training length");
   check_length(task, r_.train.length_max, length_loc, "training length");

@@ -24,6 +24,19 @@ TEST_CASE("metrics: harness.md's worked example", "[harness][metrics]") {
   CHECK(m.shortcut_gap == Approx(0.90 - 0.25));
   CHECK(m.steps_to_target == 200);
   CHECK(m.final_train_loss == 0.3);
+  CHECK(m.ood_token_acc == 0.60);  // token_acc of the one id row beyond the training range
+}
+
+TEST_CASE("metrics: ood_token_acc is the mean token_acc of the id rows beyond train_max (chomsky.md §7.1)",
+          "[harness][metrics]") {
+  // train lengths [1, 40]; evaluation at 40 (in distribution), 41, 60 and 500, and a shift at 41
+  const std::vector<EvalRow> rows = {
+      {40, 0, 0, 0.99, 0.9}, {41, 0, 0, 0.8, 0.1}, {60, 0, 0, 0.6, 0.0}, {500, 0, 0, 0.55, 0.0}, {41, 1, 0, 0.1, 0.0},
+  };
+  const RunMetrics m = derive_metrics(rows, {"id", "p1=0.9"}, 1, 40, {}, 0.99);
+  CHECK(m.ood_token_acc == Approx((0.8 + 0.6 + 0.55) / 3));
+  CHECK(m.ood_length_acc == Approx(0.1 / 3));
+  CHECK(std::isnan(derive_metrics({{40, 0, 0, 1, 1}}, {"id"}, 1, 40, {}, 0.99).ood_token_acc));
 }
 
 TEST_CASE("metrics: means over lengths, the worst shift, NaN where undefined", "[harness][metrics]") {

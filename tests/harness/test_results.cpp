@@ -254,6 +254,8 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   runs[2].bits_per_byte = true;
   runs[3].eval = {{8, 0, 0.1, 1.0, 0.75}};
   runs[1].grid = "";
+  runs[0].metrics.ood_token_acc = 0.5;  // defined in two seeds of group b
+  runs[3].metrics.ood_token_acc = 0.25;
 
   const auto groups = aggregate_runs(runs);
   REQUIRE(groups.size() == 2);
@@ -266,7 +268,7 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   CHECK(b.failed == 1);
   CHECK(b.reached == 2);
   CHECK(b.frac_target() == Approx(2.0 / 3.0));
-  REQUIRE(b.metrics.size() == 6);
+  REQUIRE(b.metrics.size() == 7);
   CHECK(b.metrics[0].name == "id_acc");
   const auto& id = b.metrics[0].stats;
   CHECK(id.n == 3);
@@ -277,8 +279,12 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   CHECK(id.max == 1.0);
   CHECK(b.metrics[1].stats.n == 0);  // ood_length_acc undefined in every run
   CHECK(std::isnan(b.metrics[1].stats.mean));
-  CHECK(b.metrics[5].name == "steps_to_target");
-  const auto& steps = b.metrics[5].stats;
+  CHECK(b.metrics[2].name == "ood_token_acc");
+  CHECK(b.metrics[2].stats.n == 2);
+  CHECK(b.metrics[2].stats.mean == Approx(0.375));
+  CHECK(b.metrics[2].stats.max == 0.5);
+  CHECK(b.metrics[6].name == "steps_to_target");
+  const auto& steps = b.metrics[6].stats;
   CHECK(steps.n == 2);
   CHECK(steps.mean == Approx(300));
   CHECK(steps.std == Approx(std::sqrt(2.0) * 100));  // sqrt((100² + 100²) / 1)

@@ -26,14 +26,15 @@ import pandas as pd
 FAILURES = []
 
 SUMMARY_FIELDS = ["run_id", "task", "entry", "model", "seed", "grid", "status", "id_acc", "ood_length_acc",
-                  "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s"]
+                  "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s",
+                  "ood_token_acc"]
 STRING_FIELDS = {"run_id", "task", "entry", "model", "grid", "status"}
 INT_FIELDS = {"seed", "steps_to_target"}
 RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message", "splines_from", "splines_task"}
 RUN_ATTRS_INT = {"seed", "steps_to_target", "bits_per_byte"}
 RUN_ATTRS_FLOAT = {"wall_s", "tokens_per_s", "id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
-                   "final_train_loss"}
-METRICS = ["id_acc", "ood_length_acc", "shift_acc", "shortcut_gap", "final_train_loss"]
+                   "final_train_loss", "ood_token_acc", "chance"}
+METRICS = ["id_acc", "ood_length_acc", "ood_token_acc", "shift_acc", "shortcut_gap", "final_train_loss"]
 TRAIN_MIN, TRAIN_MAX = 2, 8  # the fixture suite's train.length
 
 
@@ -146,6 +147,8 @@ def check_layout(f, expected_ids, checkpoint_id):
             shift = min(np.mean(A[C == c]) for c in range(1, len(conds)))
             check(same(row["id_acc"], np.mean(id_rows)), f"{rid}: id_acc from eval rows")
             check(same(row["ood_length_acc"], np.mean(ood_rows)), f"{rid}: ood_length_acc from eval rows")
+            ood_tokens = ev["token_acc"][:][(C == 0) & (L > TRAIN_MAX)]
+            check(same(row["ood_token_acc"], np.mean(ood_tokens)), f"{rid}: ood_token_acc from eval rows")
             check(same(row["shift_acc"], shift), f"{rid}: shift_acc from eval rows")
             check(same(row["shortcut_gap"], np.mean(id_rows) - min(np.mean(ood_rows), shift)), f"{rid}: shortcut_gap")
 

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <omp.h>
 
+#include <algorithm>
+
 #include "harness/run/data.hpp"
 #include "harness/run/trainer.hpp"
 #include "harness/suite/suite.hpp"
@@ -21,12 +23,26 @@ tasks:
   - task: parity
 )";
 
+std::string with_train(const std::string& extra);
+
 RunSpec only_run(const std::string& extra_train = "") {
-  std::string text = kSuite;
-  if (!extra_train.empty()) text.replace(text.find("length: [2, 5]}"), 15, "length: [2, 5], " + extra_train + "}");
-  const Suite s = parse_suite(text, "s.yaml");
+  const Suite s = parse_suite(extra_train.empty() ? kSuite : with_train(extra_train), "s.yaml");
   REQUIRE(s.runs.size() == 1);
   return s.runs[0];
+}
+
+// kSuite with `extra` added to the defaults' train section.
+std::string with_train(const std::string& extra) {
+  std::string text = kSuite;
+  text.replace(text.find("length: [2, 5]}"), 15, "length: [2, 5], " + extra + "}");
+  return text;
+}
+
+// kSuite with the task entry's eval.lengths set.
+std::string with_eval_lengths(const std::string& lengths) {
+  std::string text = kSuite;
+  text.replace(text.find("  - task: parity\n"), 17, "  - task: parity\n    eval: {lengths: " + lengths + "}\n");
+  return text;
 }
 
 }  // namespace
@@ -49,11 +65,7 @@ TEST_CASE("train.betas and train.eps: defaults keep the resolved YAML and id; se
 }
 
 TEST_CASE("train.betas and train.eps: bad values name the key and line", "[harness][suite]") {
-  auto error_with = [](const std::string& extra) {
-    std::string text = kSuite;
-    text.replace(text.find("length: [2, 5]}"), 15, "length: [2, 5], " + extra + "}");
-    return srbench::test::config_error_of(text);
-  };
+  auto error_with = [](const std::string& extra) { return srbench::test::config_error_of(with_train(extra)); };
   CHECK(error_with("betas: [0.9]") == "s.yaml:4: defaults.train.betas: expected [beta1, beta2], got a list");
   CHECK(error_with("betas: 0.9") == "s.yaml:4: defaults.train.betas: expected [beta1, beta2], got '0.9'");
   CHECK(error_with("betas: [1, 0.9]") == "s.yaml:4: defaults.train.betas: 1 is outside [0, 1) (AdamW's betas)");
@@ -88,4 +100,72 @@ TEST_CASE("train.betas and train.eps reach AdamW: a run equals the same steps ta
   const std::vector<float> got(trained->params(), trained->params() + trained->num_params());
   CHECK(got == by_hand(0.5, 0.999, 1e-3));
   CHECK(got != by_hand(0.9, 0.98, 1e-9));
+}
+
+TEST_CASE("eval.lengths takes ranges A..B and A..B:STEP, alone or in a list", "[harness][suite]") {
+  auto lengths_of = [](const std::string& lengths) {
+    std::string text = with_eval_lengths(lengths);
+    text.replace(text.find("max_len: 32"), 11, "max_len: 600");
+    const Suite s = parse_suite(text, "s.yaml");
+    return s.runs.at(0).eval.lengths;
+  };
+  CHECK(lengths_of("41..45") == std::vector<int>{41, 42, 43, 44, 45});
+  CHECK(lengths_of("41..500:100") == std::vector<int>{41, 141, 241, 341, 441});
+  CHECK(lengths_of("[4, 10..30:10, 7]") == std::vector<int>{4, 10, 20, 30, 7});
+  CHECK(lengths_of("[5..5]") == std::vector<int>{5});
+  // the same lengths written out give the same run (the resolved config lists them)
+  auto id_of = [](const std::string& lengths) { return parse_suite(with_eval_lengths(lengths), "s.yaml").runs.at(0).id; };
+  CHECK(id_of("2..6:2") == id_of("[2, 4, 6]"));
+
+  auto error_with = [](const std::string& lengths) { return srbench::test::config_error_of(with_eval_lengths(lengths)); };
+  CHECK(error_with("50..41") == "s.yaml:7: tasks[0].eval.lengths: the range 50..41 is empty (50 > 41)");
+  CHECK(error_with("1..9:0") == "s.yaml:7: tasks[0].eval.lengths: the range 1..9:0 has step 0 (it must be at least 1)");
+  CHECK(error_with("[2, 3..x]") ==
+        "s.yaml:7: tasks[0].eval.lengths[1]: '3..x' is not a length range (expected A..B or A..B:STEP with whole "
+        "numbers, e.g. 41..500:20)");
+  CHECK(error_with("[2, 3..]") ==
+        "s.yaml:7: tasks[0].eval.lengths[1]: '3..' is not a length range (expected A..B or A..B:STEP with whole "
+        "numbers, e.g. 41..500:20)");
+  CHECK(error_with("0..4") == "s.yaml:7: tasks[0].eval.lengths: length 0 is outside 1..1000000");
+  CHECK(error_with("[1..40]").find("evaluation length 33 makes sequences of up to 33 tokens") != std::string::npos);
+}
+
+TEST_CASE("train.length_per: batch draws one length per batch (as NNCH), example per example by default",
+          "[harness][suite]") {
+  const RunSpec per_example = only_run();
+  const RunSpec per_batch = only_run("length_per: batch");
+  CHECK_FALSE(per_example.train.length_per_batch);
+  CHECK(per_batch.train.length_per_batch);
+  CHECK(per_example.resolved_yaml.find("length_per") == std::string::npos);  // the default: ids unchanged
+  CHECK(per_batch.resolved_yaml.find("  length_per: batch\n") != std::string::npos);
+  CHECK(only_run("length_per: example").id == per_example.id);
+
+  const auto task = srbench::tasks::make_task("parity", {});
+  auto lengths = [&](const RunSpec& spec, int steps) {
+    TrainingData data(*task, spec);
+    std::vector<std::vector<size_t>> out(static_cast<size_t>(steps));
+    srbench::tasks::Example e;
+    for (int s = 0; s < steps; ++s)
+      for (int64_t b = 0; b < spec.train.batch; ++b) {
+        data.example(static_cast<uint64_t>(s * spec.train.batch + b), e);
+        out[s].push_back(e.tokens.size());
+      }
+    return out;
+  };
+  std::vector<int> seen(6, 0);
+  int mixed = 0;
+  for (const auto& batch : lengths(per_batch, 400)) {
+    CHECK(std::all_of(batch.begin(), batch.end(), [&](size_t n) { return n == batch[0]; }));
+    ++seen.at(batch[0]);
+  }
+  for (int n = 2; n <= 5; ++n) CHECK(seen[n] > 60);  // each of 2..5 about 100 times in 400 steps
+  CHECK(seen[0] + seen[1] == 0);
+  for (const auto& batch : lengths(per_example, 50)) mixed += !std::all_of(batch.begin(), batch.end(), [&](size_t n) { return n == batch[0]; });
+  CHECK(mixed > 40);
+
+  CHECK(srbench::test::config_error_of(with_train("length_per: batch, examples: 100")) ==
+        "s.yaml:4: defaults.train.length_per: length_per: batch draws one length per batch from the unbounded "
+        "generator; it does not apply to a finite training set (train.examples 100)");
+  CHECK(srbench::test::config_error_of(with_train("length_per: each")) ==
+        "s.yaml:4: defaults.train.length_per: 'each' is not one of example, batch");
 }
