@@ -1,4 +1,6 @@
-// The transformer (model.md): decoder-only, pre-norm, forward and hand-written backward.
+// The model (model.md): its parameters and gradients in flat buffers, forward and hand-written
+// backward. The network itself is an architecture chosen when the model is built
+// (architecture.hpp): the transformer of model.md — decoder-only, pre-norm.
 //
 //   Model m(cfg);              // cfg.validate() is called; throws ModelError
 //   m.init(seed);              // model.md init
@@ -27,7 +29,7 @@ namespace srbench::model {
 inline constexpr int32_t kNotScored = -1;  // a target that is not scored (padding)
 
 template <typename S>
-struct Workspace;  // activations saved by forward for backward; owned by the model
+class Architecture;  // the network: layout, init, forward, backward, saved activations (architecture.hpp)
 
 template <typename S>
 class BasicModel {
@@ -40,8 +42,8 @@ class BasicModel {
   BasicModel& operator=(const BasicModel&) = delete;
 
   const ModelConfig& config() const { return cfg_; }
-  const ParamLayout& layout() const { return layout_; }
-  size_t num_params() const { return layout_.total(); }
+  const ParamLayout& layout() const;
+  size_t num_params() const { return params_.size(); }
 
   // The flat buffers (layout order), and named views into them (ModelError for an unknown name).
   S* params() { return params_.data(); }
@@ -89,6 +91,9 @@ class BasicModel {
   // Activations of the last call, for diagnostics (read-only views into the workspace, valid
   // until the next call; no copies). Layer l in [0, layers); B, T = last_batch(), last_length();
   // row n = b·T + t. ModelError for a bad l or before any call.
+  // has_attention(): whether attention(l) and values(l) exist (the transformer: yes; an
+  //   architecture without attention, e.g. a recurrent stack, has only block_output(l)).
+  bool has_attention() const;
   // attention(l): [B,H,T,T] row-major, the attention weights α of head h, query i, key j (the
   //   probabilities under softmax; 0 for j > i).
   const S* attention(int l) const;
@@ -96,15 +101,20 @@ class BasicModel {
   //   heads concatenated (head h:
   //   columns h·hs … h·hs+hs−1); row n starts at values(l) + n·values_stride() (not contiguous).
   const S* values(int l) const;
-  int64_t values_stride() const { return 3 * static_cast<int64_t>(cfg_.d_model); }
-  // block_output(l): [B,T,C] contiguous, the residual stream after block l (before ln_f).
+  int64_t values_stride() const;
+  // block_output(l): [B,T,C] contiguous, the residual stream after block l (before ln_f); for an
+  //   architecture without blocks, layer l's outputs.
   const S* block_output(int l) const;
 
  private:
+  void reserve(int B, int T, bool need_grads);  // the loss's buffers and the architecture's workspace
+  // ModelError (naming `what`) for a bad layer, no call yet, or attention asked of a model without.
+  void check_view(int l, bool needs_attention, const char* what) const;
+
   ModelConfig cfg_;
-  ParamLayout layout_;
+  std::unique_ptr<Architecture<S>> arch_;
   std::vector<S> params_, grads_;
-  std::unique_ptr<Workspace<S>> ws_;
+  std::vector<S> logits_, dlogits_, losses_;  // (N,V), (N,V), (N) of the last call
   int last_B_ = 0, last_T_ = 0;
   int64_t scored_ = 0;
 };

@@ -154,3 +154,62 @@ TEST_CASE("model: results do not depend on the shapes of earlier calls") {
   CHECK(std::memcmp(used.grads(), fresh.grads(), used.num_params() * sizeof(float)) == 0);
   CHECK(std::memcmp(used.logits(), fresh.logits(), 2 * 3 * cfg.vocab * sizeof(float)) == 0);
 }
+
+TEST_CASE("model: diagnostics views of the last call (attention weights, values, block outputs)") {
+  // BasicModel<double>, layer norm, learned positions: the views checked with plain loops.
+  const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
+  BasicModel<double> m(cfg);
+  srbench::test::randomize(m, 4);
+  CHECK(m.has_attention());
+  CHECK_THROWS_WITH(m.attention(0), Catch::Contains("no forward call yet"));
+  CHECK_THROWS_WITH(m.block_output(0), Catch::Contains("no forward call yet"));
+  const Batch batch = srbench::test::random_batch(3, 5, cfg.vocab, 9);
+  const int B = batch.B, T = batch.T, C = cfg.d_model, H = cfg.heads, V = cfg.vocab, L = cfg.layers;
+  m.forward(batch.tokens.data(), batch.targets.data(), B, T);
+  CHECK_THROWS_WITH(m.values(L), Catch::Contains("layer 2 is outside [0, 2)"));
+  CHECK_THROWS_WITH(m.block_output(-1), Catch::Contains("layer -1"));
+  CHECK(m.values_stride() == 3 * C);
+
+  auto layernorm = [&](const double* x, const std::string& prefix) {  // one row
+    const auto w = m.param(prefix + ".weight"), b = m.param(prefix + ".bias");
+    double mean = 0, var = 0;
+    for (int c = 0; c < C; ++c) mean += x[c] / C;
+    for (int c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean) / C;
+    std::vector<double> y(C);
+    for (int c = 0; c < C; ++c) y[c] = (x[c] - mean) / std::sqrt(var + 1e-5) * w[c] + b[c];
+    return y;
+  };
+  auto linear = [&](const std::vector<double>& x, const std::string& prefix, int row) {  // one output feature
+    const auto W = m.param(prefix + ".weight"), b = m.param(prefix + ".bias");
+    double s = b[row];
+    for (size_t i = 0; i < x.size(); ++i) s += W[row * x.size() + i] * x[i];
+    return s;
+  };
+  const auto tok = m.param("tok_emb"), pos = m.param("pos_emb");
+  double worst = 0;
+  for (int n = 0; n < B * T; ++n) {
+    // values(0): block 0's v = LN1(tok_emb[x] + pos_emb[t])·Wvᵀ + bv
+    std::vector<double> h(C);
+    for (int c = 0; c < C; ++c) h[c] = tok[batch.tokens[n] * C + c] + pos[(n % T) * C + c];
+    const auto a = layernorm(h.data(), "blocks.0.ln1");
+    for (int c = 0; c < C; ++c)
+      worst = std::max(worst, std::abs(m.values(0)[n * m.values_stride() + c] - linear(a, "blocks.0.attn.v", c)));
+    // block_output(L−1) is what ln_f and the head read: logits = head(LN_f(block_output))
+    const auto f = layernorm(m.block_output(L - 1) + n * C, "ln_f");
+    for (int v = 0; v < V; ++v) worst = std::max(worst, std::abs(m.logits()[n * V + v] - linear(f, "head", v)));
+  }
+  CHECK(worst < 1e-12);
+  // attention(l): rows of α, causal, summing to 1 under softmax; one layer's block differs from the other's
+  for (int l = 0; l < L; ++l)
+    for (int r = 0; r < B * H * T; ++r) {
+      const int i = r % T;
+      const double* row = m.attention(l) + static_cast<int64_t>(r) * T;
+      double sum = 0;
+      for (int j = 0; j < T; ++j) {
+        if (j > i) REQUIRE(row[j] == 0.0);
+        sum += row[j];
+      }
+      REQUIRE(std::abs(sum - 1.0) < 1e-12);
+    }
+  CHECK(std::memcmp(m.attention(0), m.attention(1), sizeof(double) * B * H * T * T) != 0);
+}

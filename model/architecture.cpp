@@ -1,0 +1,15 @@
+#include "model/architecture.hpp"
+
+#include "model/transformer.hpp"
+
+namespace srbench::model {
+
+template <typename S>
+std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg) {
+  return std::make_unique<Transformer<S>>(cfg);
+}
+
+template std::unique_ptr<Architecture<float>> make_architecture<float>(const ModelConfig&);
+template std::unique_ptr<Architecture<double>> make_architecture<double>(const ModelConfig&);
+
+}  // namespace srbench::model

@@ -1,0 +1,56 @@
+// The architecture seam (internal to model/): what BasicModel<S> (model.hpp) asks of the network
+// it wraps. The model owns the flat parameter and gradient buffers, checks a batch's input,
+// and computes the loss from the logits; an architecture owns everything in between — its
+// parameter layout and init, the forward pass to logits, the backward pass from the logits'
+// gradient, the activations saved for it, and views of them for diagnostics. It is chosen once,
+// when the model is built (make_architecture).
+//
+// Implemented by the transformer (transformer.hpp, model.md); a recurrent stack (recurrent.md)
+// implements the same interface and has no attention (has_attention() false).
+//
+// Shapes (layers.hpp's legend): B sequences, T positions, N = B·T rows, C = d_model,
+// V vocabulary. tokens (N) row-major [B,T]; logits, dlogits (N,V).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "model/config.hpp"
+#include "model/params.hpp"
+
+namespace srbench::model {
+
+template <typename S>
+class Architecture {
+ public:
+  virtual ~Architecture() = default;
+
+  // Every parameter tensor by its checkpoint name, with its place in the flat buffer.
+  virtual const ParamLayout& layout() const = 0;
+  // Writes the initial parameters (layout order) into params; depends on the seed only.
+  virtual void init(S* params, uint64_t seed) const = 0;
+
+  // Sizes the saved activations for B sequences of T positions (with need_grads, also what
+  // backward needs); grows only, so that steps of a shape seen before allocate nothing.
+  virtual void reserve(int B, int T, bool need_grads) = 0;
+  // logits (N,V) of tokens (N), saving what backward needs. The input is valid (checked by the
+  // model) and reserve(B, T, …) was called.
+  virtual void forward(S* logits, const int32_t* tokens, const S* params, int B, int T) = 0;
+  // grads += ∂loss/∂params, given dlogits = ∂loss/∂logits (N,V) of the last forward, for its
+  // tokens and params (reserve was called with need_grads).
+  virtual void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) = 0;
+
+  // Views of the last forward's activations (model.hpp documents their shapes); layer l in
+  // [0, layers), checked by the model. attention and values exist only if has_attention().
+  virtual bool has_attention() const = 0;
+  virtual const S* attention(int l) const = 0;
+  virtual const S* values(int l) const = 0;
+  virtual int64_t values_stride() const = 0;
+  virtual const S* block_output(int l) const = 0;
+};
+
+// The architecture a (valid) config describes: the transformer of model.md.
+template <typename S>
+std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg);
+
+}  // namespace srbench::model
