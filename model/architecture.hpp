@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "model/config.hpp"
+#include "model/rows.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {
@@ -34,8 +35,8 @@ class Architecture {
   // backward needs); grows only, so that steps of a shape seen before allocate nothing.
   virtual void reserve(int B, int T, bool need_grads) = 0;
   // logits (N,V) of tokens (N), saving what backward needs. The input is valid (checked by the
-  // model) and reserve(B, T, …) was called.
-  virtual void forward(S* logits, const int32_t* tokens, const S* params, int B, int T) = 0;
+  // model) and reserve(B, T, …) was called. `rows` (model.hpp) may be empty.
+  virtual void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) = 0;
   // grads += ∂loss/∂params, given dlogits = ∂loss/∂logits (N,V) of the last forward, for its
   // tokens and params (reserve was called with need_grads).
   virtual void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) = 0;

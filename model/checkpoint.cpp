@@ -202,6 +202,21 @@ TokenBatch read_token_batch(const std::string& path, const ModelConfig& cfg) {
     batch.tokens[i] = static_cast<int32_t>(tokens[i]);
     batch.targets[i] = static_cast<int32_t>(targets[i]);
   }
+  // optional per-row lengths, [B] each, in [1, T]
+  for (const auto& [name, out] : {std::pair{"lengths", &batch.lengths}, std::pair{"input_lengths", &batch.input_lengths}}) {
+    if (!h5::has_link(file, name)) continue;
+    const h5::DatasetInfo info = reading([&] { return h5::dataset_info(file, name); });
+    if (info.cls != h5::DatasetInfo::Integer || info.shape != h5::Shape{B})
+      throw ModelError("batch " + path + ": dataset '" + name + "' must be integer [" + std::to_string(B) + "], got " +
+                       (info.cls == h5::DatasetInfo::Integer ? "shape " + shape_text(info.shape) : "another type"));
+    const auto values = reading([&, n = name] { return h5::read_array<int64_t>(file, n, 1); });
+    for (int64_t b = 0; b < B; ++b) {
+      if (values[b] < 1 || values[b] > T)
+        throw ModelError("batch " + path + ": " + name + "[" + std::to_string(b) + "] = " + std::to_string(values[b]) +
+                         " is outside [1, " + std::to_string(T) + "]");
+      out->push_back(static_cast<int32_t>(values[b]));
+    }
+  }
   return batch;
 }
 

@@ -48,11 +48,16 @@ ModelConfig read_checkpoint_config(hid_t group);
 struct TokenBatch {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets;  // row-major [B,T]; targets may hold kNotScored (-1)
+  std::vector<int32_t> lengths, input_lengths;  // [B] each, or empty when the file has none
+  RowLengths rows() const {
+    return {lengths.empty() ? nullptr : lengths.data(), input_lengths.empty() ? nullptr : input_lengths.data()};
+  }
 };
 
-// Reads the integer datasets `tokens` and `targets` [B,T] of `path` and checks them against
-// `cfg`: same shape, B, T >= 1, T <= max_len, tokens in [0, vocab), targets in [0, vocab) or -1.
-// ModelError naming the file, the dataset and the first offending entry otherwise.
+// Reads the integer datasets `tokens` and `targets` [B,T] of `path`, and the optional `lengths`
+// and `input_lengths` [B] (model/rows.hpp), and checks them against `cfg`: same shape, B, T >= 1,
+// T <= max_len, tokens in [0, vocab), targets in [0, vocab) or -1, lengths in [1, T]. ModelError
+// naming the file, the dataset and the first offending entry otherwise.
 TokenBatch read_token_batch(const std::string& path, const ModelConfig& cfg);
 
 }  // namespace srbench::model

@@ -96,7 +96,7 @@ namespace {
 // The number of scored positions of tokens, targets (N = B·T; targets may be nullptr): ModelError
 // for a batch the model cannot take.
 int64_t check_batch(const ModelConfig& cfg, const int32_t* tokens, const int32_t* targets, int B, int T,
-                    bool need_grads) {
+                    bool need_grads, const RowLengths& rows) {
   if (B < 1 || T < 1)
     throw ModelError("forward: batch size and length must be >= 1, got B=" + std::to_string(B) +
                      ", T=" + std::to_string(T));
@@ -104,6 +104,11 @@ int64_t check_batch(const ModelConfig& cfg, const int32_t* tokens, const int32_t
     throw ModelError("forward: sequence length " + std::to_string(T) + " exceeds model.max_len " +
                      std::to_string(cfg.max_len) + " (raise max_len to evaluate longer sequences)");
   if (need_grads && !targets) throw ModelError("forward_backward: gradients need targets");
+  for (const auto& [values, name] : {std::pair{rows.lengths, "length"}, std::pair{rows.input_lengths, "input length"}})
+    for (int b = 0; values && b < B; ++b)
+      if (values[b] < 1 || values[b] > T)
+        throw ModelError("forward: the " + std::string(name) + " " + std::to_string(values[b]) + " of example " +
+                         std::to_string(b) + " is outside [1, " + std::to_string(T) + "]");
   const int V = cfg.vocab;
   const int64_t N = static_cast<int64_t>(B) * T;
   auto where = [&](int64_t n) {
@@ -147,13 +152,14 @@ void BasicModel<S>::reserve(int B, int T, bool need_grads) {
 }
 
 template <typename S>
-S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads) {
-  const int64_t count = check_batch(cfg_, tokens, targets, B, T, need_grads);
+S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads,
+                                  const RowLengths& rows) {
+  const int64_t count = check_batch(cfg_, tokens, targets, B, T, need_grads, rows);
   reserve(B, T, need_grads);
   last_B_ = B;
   last_T_ = T;
   scored_ = count;
-  arch_->forward(logits_.data(), tokens, params_.data(), B, T);
+  arch_->forward(logits_.data(), tokens, params_.data(), B, T, rows);
   if (!targets || count == 0) return S(0);
   const S loss = loss_forward(losses_.data(), need_grads ? dlogits_.data() : nullptr, logits_.data(), targets, count,
                               B * T, cfg_.vocab);

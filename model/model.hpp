@@ -23,6 +23,7 @@
 #include "model/config.hpp"
 #include "model/error.hpp"
 #include "model/params.hpp"
+#include "model/rows.hpp"
 
 namespace srbench::model {
 
@@ -71,15 +72,18 @@ class BasicModel {
   void init(uint64_t seed);
   void zero_grads();
 
-  // tokens, targets: row-major [B,T]; targets[i] = kNotScored (-1) where not scored.
+  // tokens, targets: row-major [B,T]; targets[i] = kNotScored (-1) where not scored; `rows`
+  // (model/rows.hpp): each row's length and input-tape length, optional.
   // Returns the mean cross-entropy over the scored positions (0 if there are none).
   // With need_grads, ADDS the gradient of that loss into grads() (call zero_grads() first).
-  // Throws ModelError for B < 1, T < 1, T > max_len, a token outside [0, vocab) or a target
-  // outside [0, vocab) other than -1. Allocates only when B·T or T grows past earlier calls.
-  S forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads);
+  // Throws ModelError for B < 1, T < 1, T > max_len, a token outside [0, vocab), a target
+  // outside [0, vocab) other than -1, or a row length outside [1, T]. Allocates only when B·T or
+  // T grows past earlier calls.
+  S forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads,
+                     const RowLengths& rows = {});
   // Forward only (no gradients); targets may be nullptr (then the loss is 0).
-  S forward(const int32_t* tokens, const int32_t* targets, int B, int T) {
-    return forward_backward(tokens, targets, B, T, false);
+  S forward(const int32_t* tokens, const int32_t* targets, int B, int T, const RowLengths& rows = {}) {
+    return forward_backward(tokens, targets, B, T, false, rows);
   }
 
   // Results of the last call: logits [B,T,V] row-major, and how many positions were scored.

@@ -203,9 +203,9 @@ StepResult apply_gradients(Model& model, AdamW& opt, double loss, int64_t s, con
 }
 
 StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B, int T,
-                      int64_t s, const TrainSettings& st) {
+                      int64_t s, const TrainSettings& st, const RowLengths& rows) {
   model.zero_grads();
-  const double loss = model.forward_backward(tokens, targets, B, T, true);
+  const double loss = model.forward_backward(tokens, targets, B, T, true, rows);
   return apply_gradients(model, opt, loss, s, st);
 }
 

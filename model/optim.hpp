@@ -100,7 +100,7 @@ GroupMask updated_groups(const TrainSettings& settings);
 // One step at step index s (0-based): zero grads, forward+backward, then apply_gradients.
 // Never throws for a diverged step: it returns finite = false instead.
 StepResult train_step(Model& model, AdamW& opt, const int32_t* tokens, const int32_t* targets, int B,
-                      int T, int64_t s, const TrainSettings& settings);
+                      int T, int64_t s, const TrainSettings& settings, const RowLengths& rows = {});
 // The update half of train_step on gradients already in model.grads() (e.g. summed over several
 // models' batches): norm and clipping over the updated groups, then AdamW with the scheduled
 // learning rates (main: lr, splines: spline_lr, routers: router_lr) on those groups only. `loss` is reported back

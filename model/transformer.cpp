@@ -51,7 +51,7 @@ const S* Transformer<S>::block_output(int l) const {
 // ---- forward ---------------------------------------------------------------------------------
 // logits (N,V) of tokens (N).
 template <typename S>
-void Transformer<S>::forward(S* logits, const int32_t* tokens, const S* P, int B, int T) {
+void Transformer<S>::forward(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths&) {
   B_ = B;
   T_ = T;
   N_ = static_cast<int64_t>(B) * T;

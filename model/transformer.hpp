@@ -34,7 +34,7 @@ class Transformer final : public Architecture<S> {
   const ParamLayout& layout() const override { return layout_; }
   void init(S* params, uint64_t seed) const override;
   void reserve(int B, int T, bool need_grads) override;
-  void forward(S* logits, const int32_t* tokens, const S* params, int B, int T) override;
+  void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
   void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) override;
 
   bool has_attention() const override { return true; }

@@ -80,7 +80,9 @@ int cmd_forward(const Args& args) {
   po::options_description opts(
       "srbench forward --checkpoint CK.h5 --batch IN.h5 --out OUT.h5:\n"
       "one forward and backward pass of a checkpoint on a batch. IN.h5 holds datasets `tokens` and\n"
-      "`targets` (integer [B,T]; target -1 = not scored); OUT.h5 receives `logits` [B,T,V] float32,\n"
+      "`targets` (integer [B,T]; target -1 = not scored) and optionally `lengths` and `input_lengths`\n"
+      "(integer [B]: each row's own length and input-tape length, in [1, T]; default T); OUT.h5 receives\n"
+      "`logits` [B,T,V] float32,\n"
       "`loss` (scalar float32, mean cross-entropy over the scored positions) and `grads/<param name>`\n"
       "(the gradient of that loss, same names and shapes as the parameters)\n\noptions");
   std::string checkpoint, batch_path, out;
@@ -99,7 +101,7 @@ int cmd_forward(const Args& args) {
   model::Model m = model::load_checkpoint(checkpoint);
   const model::TokenBatch batch = model::read_token_batch(batch_path, m.config());
   m.zero_grads();
-  const float loss = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true);
+  const float loss = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
   const int64_t B = batch.B, T = batch.T, V = m.config().vocab;
   model::h5::write_file_atomically(out, [&](hid_t file) {
     model::h5::write_array(file, "logits", m.logits(), {B, T, V});

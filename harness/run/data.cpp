@@ -84,8 +84,12 @@ void Batch::assemble(const std::vector<tasks::Example>& examples) {
   for (const auto& e : examples) T = std::max(T, static_cast<int>(e.tokens.size()));
   tokens.assign(static_cast<size_t>(B) * T, 0);
   targets.assign(static_cast<size_t>(B) * T, tasks::kNotScored);
+  lengths.resize(static_cast<size_t>(B));
+  input_lengths.resize(static_cast<size_t>(B));
   for (int b = 0; b < B; ++b) {
     const auto& e = examples[b];
+    lengths[b] = static_cast<int32_t>(e.tokens.size());
+    input_lengths[b] = e.input_length == tasks::kWholeExample ? lengths[b] : e.input_length;  // hand-made examples
     std::copy(e.tokens.begin(), e.tokens.end(), tokens.begin() + static_cast<ptrdiff_t>(b) * T);
     std::copy(e.targets.begin(), e.targets.end(), targets.begin() + static_cast<ptrdiff_t>(b) * T);
     real_tokens += static_cast<int64_t>(e.tokens.size());

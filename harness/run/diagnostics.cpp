@@ -94,7 +94,7 @@ Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Exampl
     bt.assemble(chunk);
     lengths.clear();
     for (const auto& e : chunk) lengths.push_back(static_cast<int>(e.tokens.size()));
-    m.forward(bt.tokens.data(), nullptr, bt.B, bt.T);
+    m.forward(bt.tokens.data(), nullptr, bt.B, bt.T, bt.rows());
     for (int l = 0; l < L; ++l) {
       const auto heads = static_cast<size_t>(l) * H;
       add_attention_rows(m.attention(l), bt.B, H, bt.T, lengths, std::span(entropy).subspan(heads, H),

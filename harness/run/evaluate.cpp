@@ -18,7 +18,7 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     chunk.assign(examples.begin() + static_cast<ptrdiff_t>(start), examples.begin() + static_cast<ptrdiff_t>(end));
     bt.assemble(chunk);
-    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T);
+    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
     loss_sum += mean_loss * static_cast<double>(m.scored());
     const float* logits = m.logits();
     for (int b = 0; b < bt.B; ++b) {

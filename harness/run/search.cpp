@@ -77,7 +77,7 @@ SearchResult run_search(const SearchSpec& spec, const SearchObserver& observe, s
         if (local < 0) continue;
         fill(wts[m], local, SearchEvent::Weights, s, m);
         const model::StepResult st = model::train_step(models[m], opts[m], batch.tokens.data(), batch.targets.data(),
-                                                       batch.B, batch.T, local, wset[m]);
+                                                       batch.B, batch.T, local, wset[m], batch.rows());
         if (!st.finite) {
           res.status = "diverged";
           res.message = "model " + std::to_string(m) + ": non-finite loss or gradient at step " + std::to_string(s);
@@ -103,7 +103,8 @@ SearchResult run_search(const SearchSpec& spec, const SearchObserver& observe, s
         if (local < 0) continue;
         fill(arch[m], local, SearchEvent::Arch, s, m);
         models[m].zero_grads();
-        arch_loss += models[m].forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true);
+        arch_loss +=
+            models[m].forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
         const auto g = models[m].spline_grads();
         for (size_t i = 0; i < n_spline; ++i) gsum[i] += g[i];
       }

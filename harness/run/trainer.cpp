@@ -71,7 +71,8 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       batch.assemble(examples);
       const auto t0 = Clock::now();
       const model::StepResult step =
-          model::train_step(*model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, settings);
+          model::train_step(*model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, settings,
+                            batch.rows());
       train_seconds += seconds_since(t0);
       if (!step.finite) {
         r.status = "diverged";

@@ -99,3 +99,22 @@ TEST_CASE("sweep: SLURM_ARRAY_* set the shard when --shard is not given", "[harn
   unsetenv("SLURM_ARRAY_TASK_MIN");
   unsetenv("SLURM_ARRAY_TASK_COUNT");
 }
+
+TEST_CASE("batch: right-padded rows carry their own length and input-tape length", "[harness][data]") {
+  const auto tape = srbench::tasks::make_task("reverse_string", {});
+  const auto plain = srbench::tasks::make_task("parity", {});
+  std::vector<Example> ex = {tape->sample(0, Stream::Eval, 0, 3), plain->sample(0, Stream::Eval, 0, 2),
+                             tape->sample(0, Stream::Eval, 1, 1)};
+  // reverse_string at n: n input tokens, then n blanks
+  REQUIRE(ex[0].tokens.size() == 6);
+  Batch b;
+  b.assemble(ex);
+  CHECK(b.B == 3);
+  CHECK(b.T == 6);
+  CHECK(b.lengths == std::vector<int32_t>{6, 2, 2});
+  CHECK(b.input_lengths == std::vector<int32_t>{3, 2, 1});
+  CHECK(b.rows().lengths == b.lengths.data());
+  CHECK(b.rows().input_lengths == b.input_lengths.data());
+  CHECK(b.real_tokens == 10);
+  CHECK(std::vector<int32_t>(b.targets.begin() + 6 + 2, b.targets.begin() + 12) == std::vector<int32_t>(4, -1));
+}

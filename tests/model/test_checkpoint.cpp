@@ -390,6 +390,17 @@ TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the 
     const std::vector<int32_t> t = {1, 2};
     h5::write_array(f, "tokens", t.data(), {1, 2});
   });
+  // per-row lengths: [B] integers in [1, T]
+  auto with_rows = [&](const std::string& name, const char* dataset, std::vector<int32_t> values) {
+    write_batch(dir.file(name), {1, 2, 3, 4}, {1, 4}, {2, 3, 4, -1}, {1, 4});
+    const h5::Id f = h5::open_file(dir.file(name), "batch", true);
+    h5::write_array(f, dataset, values.data(), {static_cast<int64_t>(values.size())});
+    return dir.file(name);
+  };
+  const std::string long_row = with_rows("rows5.h5", "lengths", {5});
+  const std::string zero_input = with_rows("input0.h5", "input_lengths", {0});
+  const std::string two_rows = with_rows("rows2.h5", "lengths", {4, 4});
+  const std::string good_rows = with_rows("rows-ok.h5", "input_lengths", {3});
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -408,6 +419,9 @@ TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the 
       {{"forward", "--checkpoint", ck, "--batch", flat, "--out", out}, "2 dimensions"},
       {{"forward", "--checkpoint", ck, "--batch", dir.file("notargets.h5"), "--out", out}, "no dataset 'targets'"},
       {{"forward", "--checkpoint", ck, "--batch", ok, "--out", dir.file("nodir/out.h5")}, "does not exist"},
+      {{"forward", "--checkpoint", ck, "--batch", long_row, "--out", out}, "lengths[0] = 5 is outside [1, 4]"},
+      {{"forward", "--checkpoint", ck, "--batch", zero_input, "--out", out}, "input_lengths[0] = 0 is outside [1, 4]"},
+      {{"forward", "--checkpoint", ck, "--batch", two_rows, "--out", out}, "dataset 'lengths' must be integer [1], got shape [2]"},
   };
   for (const auto& c : cases) {
     const auto r = run_srbench(c.args);
@@ -417,6 +431,7 @@ TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the 
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
   CHECK_FALSE(std::filesystem::exists(out));
+  CHECK(run_srbench({"forward", "--checkpoint", ck, "--batch", good_rows, "--out", out}).exit_code == 0);
   CHECK(run_srbench({"forward", "--checkpoint", ck, "--batch", ok, "--out", out}).exit_code == 0);
   CHECK(std::filesystem::exists(out));
   const auto help = run_srbench({"forward", "--help"});

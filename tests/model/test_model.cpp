@@ -37,6 +37,11 @@ TEST_CASE("model: bad input is a ModelError that says what and where") {
                     Catch::Contains("length 9") && Catch::Contains("max_len 8"));
   CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 0, 3), Catch::Contains("B=0"));
   CHECK_THROWS_WITH(m.forward_backward(tok.data(), nullptr, 2, 3, true), Catch::Contains("targets"));
+  const std::vector<int32_t> lengths = {3, 4}, input_lengths = {0, 2};
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3, {lengths.data(), nullptr}),
+                    Catch::Contains("the length 4 of example 1 is outside [1, 3]"));
+  CHECK_THROWS_WITH(m.forward(tok.data(), tgt.data(), 2, 3, {nullptr, input_lengths.data()}),
+                    Catch::Contains("the input length 0 of example 0 is outside [1, 3]"));
   ModelConfig bad = cfg;
   bad.heads = 3;
   CHECK_THROWS_WITH(Model(bad), Catch::Contains("model.d_model"));
