@@ -1,12 +1,18 @@
 #include "model/h5.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <system_error>
 #include <type_traits>
 
 namespace srbench::model {
@@ -175,6 +181,118 @@ Id open_checked(hid_t loc, const std::string& name, DatasetInfo::Class cls, int 
 
 // ---- files ----------------------------------------------------------------------------------
 
+std::string os_error_text(int error_number) {
+  std::string text = std::error_code(error_number, std::generic_category()).message();
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z' && !(text.size() > 1 && text[1] >= 'A' && text[1] <= 'Z'))
+    text[0] = static_cast<char>(text[0] - 'A' + 'a');  // "No space left on device" → "no space …", not "I/O" → "i/O"
+  return text;
+}
+
+namespace {
+
+// The checksum user block: its size (HDF5 wants a power of two >= 512) and the header it starts
+// with, "srbench-checksum 1 bytes=<bytes after the block> crc32=<8 hex digits>\n", zero-padded.
+constexpr size_t kUserBlock = 512;
+constexpr char kChecksumMagic[] = "srbench-checksum 1 ";
+constexpr unsigned char kHdf5Signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
+// The user block of a file whose bytes after the block number `bytes` with CRC-32 `crc`.
+std::string checksum_header(unsigned long long bytes, unsigned long long crc) {
+  char text[kUserBlock] = {};
+  std::snprintf(text, sizeof text, "%sbytes=%llu crc32=%08llx\n", kChecksumMagic, bytes, crc);
+  return std::string(text, kUserBlock);
+}
+
+// A file descriptor that closes itself (errors of close are checked where they matter).
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void fail_os(const std::string& what) { throw Error(what + ": " + os_error_text(errno)); }
+
+// CRC-32 of bytes [from, from + n) of fd, read in 1 MiB pieces. -1 (and errno set) on a read error
+// or a short file.
+int64_t crc_of(int fd, off_t from, uint64_t n) {
+  std::vector<unsigned char> buf(1 << 20);
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (n > 0) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(n, buf.size()));
+    const ssize_t got = ::pread(fd, buf.data(), want, from);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      return -1;
+    }
+    crc = crc32(crc, buf.data(), static_cast<uInt>(got));
+    from += got;
+    n -= static_cast<uint64_t>(got);
+  }
+  return static_cast<int64_t>(crc);
+}
+
+// Writes all of `bytes` to fd (the file `path`) and flushes it to disk; Error naming the file
+// and the operating system's reason otherwise (a network file system may report a full disk or
+// quota only at fsync or close).
+void write_all(int fd, const std::vector<unsigned char>& bytes, const std::string& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      fail_os("cannot write " + path);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail_os("cannot write " + path + " to disk");
+}
+
+// Flushes the folder holding `path` (its new name) to disk; where a folder cannot be synced, the
+// rename stands as the file system keeps it.
+void flush_folder(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  Fd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (d.fd >= 0 && ::fsync(d.fd) != 0 && errno != EINVAL && errno != EROFS) fail_os("cannot write folder " + dir + " to disk");
+}
+
+// Checks a file's checksum, if it has one; true if it has. Error "<head>…" when the file is
+// truncated, longer than written, or its contents differ from what was written.
+bool verify_checksum(const std::string& path, const std::string& head) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  char header[kUserBlock + 1] = {};
+  const ssize_t got = ::pread(f.fd, header, kUserBlock, 0);
+  if (got < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  if (static_cast<size_t>(got) < sizeof kChecksumMagic - 1 ||
+      std::memcmp(header, kChecksumMagic, sizeof kChecksumMagic - 1) != 0)
+    return false;
+  unsigned long long bytes = 0, crc = 0;
+  if (static_cast<size_t>(got) < kUserBlock ||
+      std::sscanf(header + sizeof kChecksumMagic - 1, "bytes=%llu crc32=%llx", &bytes, &crc) != 2 ||
+      std::memcmp(header, checksum_header(bytes, crc).data(), kUserBlock) != 0)  // the whole block, padding too
+    throw Error(head + "damaged (its checksum header is unreadable)");
+  struct stat st{};
+  if (::fstat(f.fd, &st) != 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  const uint64_t body = static_cast<uint64_t>(st.st_size) - std::min<uint64_t>(st.st_size, kUserBlock);
+  if (body < bytes)
+    throw Error(head + "truncated (" + std::to_string(body) + " of the " + std::to_string(bytes) +
+                " bytes written after its header; an interrupted copy?)");
+  if (body > bytes)
+    throw Error(head + "damaged (" + std::to_string(body - bytes) + " bytes more than were written)");
+  const int64_t actual = crc_of(f.fd, static_cast<off_t>(kUserBlock), bytes);
+  if (actual < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  if (static_cast<unsigned long long>(actual) != crc)
+    throw Error(head + "damaged (its contents differ from the checksum written with them: changed or corrupted "
+                       "after srbench wrote it)");
+  return true;
+}
+
+}  // namespace
+
 Id open_file(const std::string& path, const std::string& what, bool writable) {
   silence_errors();
   std::error_code ec;
@@ -182,30 +300,69 @@ Id open_file(const std::string& path, const std::string& what, bool writable) {
   if (!std::filesystem::exists(path, ec)) throw Error(head + "no such file");
   if (std::filesystem::is_directory(path, ec)) throw Error(head + "is a directory, not a file");
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(head + "not a regular file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(head + "not an HDF5 file (empty or damaged?)");
+  const bool sealed = verify_checksum(path, head);
+  if (sealed && writable) throw Error(head + "has a checksum; srbench does not change such a file in place");
+  if (!sealed) {
+    // Without a checksum HDF5's signature must start the file. One after a user block means a
+    // file written with a checksum whose header is damaged (srbench writes no other user block).
+    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    unsigned char sig[8] = {}, after_block[8] = {};
+    const bool at_start = f.fd >= 0 && ::pread(f.fd, sig, sizeof sig, 0) == static_cast<ssize_t>(sizeof sig) &&
+                          std::memcmp(sig, kHdf5Signature, sizeof sig) == 0;
+    if (!at_start) {
+      const bool after = f.fd >= 0 && ::pread(f.fd, after_block, sizeof after_block, kUserBlock) == 8 &&
+                         std::memcmp(after_block, kHdf5Signature, sizeof after_block) == 0;
+      throw Error(head + (after ? "damaged (its checksum header is unreadable)" : "not an HDF5 file (empty or damaged?)"));
+    }
+  }
   Id f(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!f.valid()) throw Error(head + "cannot be opened as HDF5 (truncated or damaged)");
   return f;
 }
 
-void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& write) {
+void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& write, Checksum checksum) {
   silence_errors();
   static std::atomic<uint64_t> counter{0};  // two writers in one process never share a name
   const std::string tmp = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  Id fapl(H5Pcreate(H5P_FILE_ACCESS));
-  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);  // closing the file closes everything in it
-  Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-  if (!file.valid()) throw Error("cannot create " + tmp + " (does the folder exist, is it writable?)");
+  // Created first, so that a missing folder, a read-only one or a full disk is reported (as the
+  // operating system says it) before any work.
+  Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+  if (out.fd < 0) fail_os("cannot create " + tmp);
   try {
-    write(file);
-    if (!file.close()) throw Error("cannot finish writing " + tmp + " (disk full?)");
-    std::filesystem::rename(tmp, path);
+    // HDF5 builds the file in memory (its core driver, no backing store) and srbench writes the
+    // image: every write to disk is srbench's own, with its error, and a failed write never
+    // leaves HDF5 holding a half-closed file.
+    // With a checksum, the image (which HDF5 gives without its user block) follows the block.
+    const size_t block = checksum == Checksum::Yes ? kUserBlock : 0;
+    std::vector<unsigned char> image;
+    {
+      Id fcpl(H5Pcreate(H5P_FILE_CREATE));
+      if (block > 0) H5Pset_userblock(fcpl, block);
+      Id fapl(H5Pcreate(H5P_FILE_ACCESS));
+      H5Pset_fapl_core(fapl, size_t{4} << 20, /*backing_store=*/false);
+      H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);  // closing the file closes everything in it
+      Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl, fapl));
+      if (!file.valid()) throw Error("cannot create " + tmp + " (HDF5 could not start a file in memory)");
+      write(file);
+      const ssize_t size = H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file, nullptr, 0);
+      if (size < 0) throw Error("cannot finish writing " + tmp + " (HDF5 could not complete the file)");
+      image.resize(block + static_cast<size_t>(size));
+      if (size > 0 && H5Fget_file_image(file, image.data() + block, static_cast<size_t>(size)) != size)
+        throw Error("cannot finish writing " + tmp + " (HDF5 could not complete the file)");
+      if (!file.close()) throw Error("cannot finish writing " + tmp + " (HDF5 could not close it)");
+    }
+    if (block > 0) {
+      const uLong crc = crc32_z(crc32(0L, Z_NULL, 0), image.data() + block, image.size() - block);
+      std::memcpy(image.data(), checksum_header(image.size() - block, crc).data(), block);
+    }
+    write_all(out.fd, image, tmp);
+    if (::close(std::exchange(out.fd, -1)) != 0) fail_os("cannot finish writing " + tmp);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_os("cannot rename " + tmp + " to " + path);
   } catch (...) {
-    file.reset();
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    ::unlink(tmp.c_str());
     throw;
   }
+  flush_folder(path);
 }
 
 // ---- groups and links -----------------------------------------------------------------------
@@ -229,7 +386,7 @@ bool is_dataset(hid_t loc, const std::string& name) {
 Id create_group(hid_t loc, const std::string& name) {
   silence_errors();
   Id g(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  if (!g.valid()) throw Error("cannot create group " + where(loc, name) + " (does it exist already?)");
+  if (!g.valid()) throw Error("cannot create group " + where(loc, name) + (has_link(loc, name) ? ": it exists already" : ""));
   return g;
 }
 

@@ -89,13 +89,30 @@ std::string shape_text(const Shape& shape);  // "[3,4]"
 // ---- files ----------------------------------------------------------------------------------
 
 // Opens an existing HDF5 file read-only (`writable`: read-write). Error "<what> PATH: ..." when
-// it is missing, a folder, not HDF5, or does not open (truncated, damaged).
+// it is missing, a folder, not HDF5, or does not open (truncated, damaged). A file written with
+// a checksum (below) is checked against it first, before HDF5 reads any of it: a truncated or
+// corrupted one is an Error naming what is wrong, never bytes handed to HDF5's parser (which
+// can crash or loop on damaged metadata). Such a file is never opened writable.
 Id open_file(const std::string& path, const std::string& what, bool writable = false);
 
-// Writes `path` by letting `write` fill a fresh file PATH.tmp-PID-N, then renaming it over
-// `path`: a reader never sees a half-written file. On any exception the temporary file is
-// removed and the exception propagates; failure to create or finish the file is an Error.
-void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& write);
+// Whether write_file_atomically seals the file with a checksum of its contents.
+enum class Checksum { No, Yes };
+
+// Writes `path` by letting `write` fill a fresh file, then writing it as PATH.tmp-PID-N and
+// renaming that over `path`: a reader never sees a half-written file. HDF5 builds the file in
+// memory; srbench writes it to disk itself, flushes it (fsync) before the rename and the folder
+// after it. On any exception the temporary file is removed and the exception propagates; a
+// failure to create or write the file is an Error naming the file and the operating system's
+// reason ("cannot write results/s/runs/ab12.h5.tmp-7-0: no space left on device").
+//
+// With Checksum::Yes the file starts with a 512-byte HDF5 user block (which HDF5 and h5py skip)
+// holding the size and CRC-32 of the rest of the file: "srbench-checksum 1 bytes=N crc32=X".
+// Results files are written so; checkpoints are not (other tools edit those in place).
+void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& write,
+                           Checksum checksum = Checksum::No);
+
+// The operating system's reason for an error number, as a message part: "no space left on device".
+std::string os_error_text(int error_number);
 
 // ---- groups and links -----------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake git pkg-config
   # C++ libraries
-  libeigen3-dev libyaml-cpp-dev libhdf5-dev catch2 libboost-program-options-dev
+  libeigen3-dev libyaml-cpp-dev libhdf5-dev zlib1g-dev catch2 libboost-program-options-dev
   # OpenMP runtime comes with g++ (libgomp); the PyTorch reference wants OpenBLAS' OpenMP build
   libopenblas0-openmp
   # Python reference, benchmark and plotting tools (for /usr/bin/python3); PyYAML for the PyTorch

@@ -205,7 +205,7 @@ void write_run_file(const std::string& path, const RunResult& result, const std:
   h5::write_file_atomically(path, [&](hid_t file) {
     write_root_attributes(file, suite_yaml);
     write_run_group(file, result, checkpoint);
-  });
+  }, h5::Checksum::Yes);
 }
 
 RunResult read_run_group(hid_t file, const std::string& run_id) {

@@ -36,7 +36,7 @@ void write_splines_file(const std::string& path, const SearchResult& search, con
   h5::write_file_atomically(path, [&](hid_t file) {
     write_root_attributes(file, suite_yaml);
     write_search_group(h5::create_group(file, "splines"), search);
-  });
+  }, h5::Checksum::Yes);
 }
 
 // A file written by hand may carry only the spline datasets.

@@ -145,7 +145,7 @@ void write_suite_file(const std::string& out_path, const std::string& suite_yaml
         h5::copy(open_results_file(splines_file_paths[i], "splines file"), "/splines", splines, search_names[i]);
     }
     write_transfer(file, transfer);
-  });
+  }, h5::Checksum::Yes);
 }
 
 SuiteFile read_suite_file(const std::string& path) {

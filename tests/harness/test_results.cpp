@@ -167,12 +167,21 @@ TEST_CASE("read_run_file rejects missing, empty, truncated and incomplete files"
   srbench::model::save_checkpoint(m, dir.file("checkpoint.h5"));
   CHECK_THROWS_WITH(read_run_file(dir.file("checkpoint.h5")), Catch::Contains("format_version"));
 
-  // a run group that lacks a dataset
+  // a run file changed after it was written: its checksum no longer matches
   {
-    write_run_file(dir.file("partial.h5"), sample_run("ab12cd34ef56", 7), kSuiteYaml, nullptr);
-    const srbench::model::h5::Id f(H5Fopen(dir.file("partial.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    write_run_file(dir.file("changed.h5"), sample_run("ab12cd34ef56", 7), kSuiteYaml, nullptr);
+    const srbench::model::h5::Id f(H5Fopen(dir.file("changed.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     REQUIRE(H5Ldelete(f, "/runs/ab12cd34ef56/eval/seq_acc", H5P_DEFAULT) >= 0);
   }
+  CHECK_THROWS_WITH(read_run_file(dir.file("changed.h5")), Catch::Contains("changed.h5: damaged"));
+  // a run group that lacks a dataset, in a file without a checksum (as srbench wrote them before)
+  namespace h5 = srbench::model::h5;
+  h5::write_file_atomically(dir.file("partial.h5"), [&](hid_t file) {
+    h5::write_attr(file, "format_version", kResultsFormatVersion);
+    h5::write_attr(file, "suite", kSuiteYaml);
+    write_run_group(file, sample_run("ab12cd34ef56", 7), nullptr);
+    REQUIRE(H5Ldelete(file, "/runs/ab12cd34ef56/eval/seq_acc", H5P_DEFAULT) >= 0);
+  });
   CHECK_THROWS_WITH(read_run_file(dir.file("partial.h5")), Catch::Contains("eval/seq_acc"));
   CHECK_NOTHROW(read_run_file(good));
 }
