@@ -1,8 +1,10 @@
 // The `srbench` command line: one binary, one function per subcommand.
 //
-// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config. A subcommand reports bad usage by
-// throwing UsageError (or a TaskError for bad task input, a ModelError for a bad model config,
-// checkpoint or batch); main() turns it into a one-line message on stderr and exit code 2.
+// Exit codes (README, docs/harness.md): 0 ok, 1 runtime failure, 2 bad usage or config; `sweep`
+// also 3 (it finished, but some runs are recorded failed) and 128 + N (interrupted by signal N:
+// 129 SIGHUP, 130 SIGINT, 143 SIGTERM). A subcommand reports bad usage by throwing UsageError (or
+// a TaskError for bad task input, a ModelError for a bad model config, checkpoint or batch);
+// main() turns it into a one-line message on stderr and exit code 2.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -11,6 +13,12 @@
 #include <vector>
 
 namespace srbench::harness {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;     // a runtime failure (an I/O error, a damaged file, …)
+inline constexpr int kExitUsage = 2;       // bad usage or config
+inline constexpr int kExitRunsFailed = 3;  // sweep: every run ended, some are recorded `failed`
+inline int exit_code_of_signal(int sig) { return 128 + sig; }  // sweep: interrupted, as shells report it
 
 class UsageError : public std::runtime_error {
  public:

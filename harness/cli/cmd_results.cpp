@@ -13,6 +13,7 @@
 #include "harness/report/report.hpp"
 #include "harness/results/results.hpp"
 #include "harness/suite/suite.hpp"
+#include "harness/sweep/claims.hpp"
 #include "harness/sweep/splines.hpp"
 
 namespace po = boost::program_options;
@@ -191,6 +192,22 @@ int cmd_merge(const Args& args) {
       for (const GoodRun* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
     }
   }
+  // Runs being trained right now (claimed by a live sweep), and claims left by sweeps that are gone.
+  std::vector<std::pair<std::string, Claim>> live, gone;
+  for (auto& [id, claim] : claims_in(runs_dir)) {
+    if (seen.count(id)) continue;
+    (claim_alive(claim, kDefaultClaimTimeout) ? live : gone).emplace_back(id, claim);
+  }
+  auto list_claims = [&](const std::vector<std::pair<std::string, Claim>>& claims, const std::string& title) {
+    if (claims.empty()) return;
+    std::cout << title << ": " << claims.size() << " run(s)\n";
+    for (const auto& [id, claim] : claims) {
+      const auto it = std::find_if(expected.begin(), expected.end(), [&](const RunSpec& s) { return s.id == id; });
+      std::cout << "  " << (it != expected.end() ? describe_spec(*it) : id) << ": " << describe_claim(claim) << "\n";
+    }
+  };
+  list_claims(live, "claimed by a sweep now");
+  list_claims(gone, "claimed by a sweep that is gone (the next sweep takes them over)");
   for (const char* status : {"failed", "diverged"}) {
     std::vector<const GoodRun*> list;
     for (const auto& g : good)

@@ -14,6 +14,7 @@
 #include "harness/run/data.hpp"
 #include "harness/run/evaluate.hpp"
 #include "harness/suite/suite.hpp"
+#include "harness/sweep/claims.hpp"
 #include "harness/sweep/splines.hpp"
 #include "harness/sweep/sweep.hpp"
 
@@ -64,6 +65,7 @@ int cmd_sweep(const Args& args) {
   po::options_description opts("srbench sweep SUITE.yaml [options]: train and evaluate every run of a suite\n\noptions");
   std::string suite_path, shard, out;
   int jobs = 0, threads = 1;
+  double claim_timeout = kDefaultClaimTimeout;
   std::vector<std::string> sets;
   opts.add_options()
       ("help,h", "show this help")
@@ -73,6 +75,8 @@ int cmd_sweep(const Args& args) {
       ("out", po::value(&out), "suite file (default results/<suite>.h5); run files go to <its folder>/<suite>/runs/")
       ("dry-run", "validate and list the runs, then stop")
       ("searches-only", "run only the spline searches (sharded by their index with --shard), not the runs")
+      ("claim-timeout", po::value(&claim_timeout)->default_value(kDefaultClaimTimeout),
+       "seconds without a heartbeat after which a run claimed by a sweep on another host is taken over")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
       ("suite", po::value(&suite_path), "the suite YAML (positional)");
   po::variables_map vm;
@@ -83,15 +87,18 @@ int cmd_sweep(const Args& args) {
   if (jobs < 0) throw UsageError("--jobs must be at least 1, got " + std::to_string(jobs));
   if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
   o.threads = threads;
-  if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard);
-  else shard_from_slurm(o.shard_index, o.shard_count);
+  if (!(claim_timeout > 0)) throw UsageError("--claim-timeout must be a number of seconds > 0");
+  o.claim_timeout = claim_timeout;
+  if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard), o.sharded = true;
+  else o.sharded = shard_from_slurm(o.shard_index, o.shard_count);
   o.dry_run = vm.count("dry-run") > 0;
   o.searches_only = vm.count("searches-only") > 0;
   Suite suite = load_suite(suite_path, parse_sets(sets));
   resolve_splines_files(suite);
   o.out = out.empty() ? "results/" + suite.name + ".h5" : out;
-  run_sweep(suite, o);
-  return 0;
+  const SweepOutcome done = run_sweep(suite, o);
+  if (done.signal) return exit_code_of_signal(done.signal);
+  return done.failed > 0 ? kExitRunsFailed : kExitOk;
 }
 
 int cmd_eval(const Args& args) {

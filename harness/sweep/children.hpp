@@ -1,7 +1,17 @@
 // Child processes of a sweep: every run (and search) in its own process, a few at a time, so
 // that nothing a run does — an exception, a crash, running out of memory — can take the sweep
-// down.
+// down; and the signals that stop a sweep.
+//
+// A sweep stops on SIGTERM (Slurm: preemption, time limit, scancel, requeue), SIGINT (Ctrl-C)
+// and SIGHUP (a closed terminal), whichever process of the sweep receives it first: the sweep
+// itself (it stops its children with SIGTERM) or one of its children (the child dies of it, and
+// the sweep takes that as the signal to stop). Either way the runs in progress are left
+// unfinished — never recorded as failed — and the sweep ends with exit code 128 + the signal.
+// A signal the sweep was started with ignored (nohup: SIGHUP) stays ignored.
 #pragma once
+
+#include <signal.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <functional>
@@ -9,12 +19,80 @@
 
 namespace srbench::harness {
 
-// Runs child(i) for i in [0, n) each in its own process, `jobs` at a time (the child must not
-// return: it _exits); done(i, wait status, seconds) runs in the parent as each one ends.
-void run_in_children(size_t n, int jobs, const std::function<void(size_t)>& child,
-                     const std::function<void(size_t, int, double)>& done);
+// Exit codes of a child process (beside 0: it wrote its result file).
+inline constexpr int kChildOrphaned = 3;     // the sweep was gone before the child started
+inline constexpr int kChildCannotWrite = 4;  // its result could not be written (a full disk …)
 
-// "killed by signal 9", "exited with code 1" of a wait status.
+// For its lifetime, holds SIGTERM, SIGINT, SIGHUP (those not ignored) and SIGCHLD pending
+// instead of delivering them: the sweep takes them when it is ready (stop_requested(), and
+// run_in_children's wait). A child process gets the mask back as it was (previous()).
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // The first stop signal received so far (taken from the pending set), or 0.
+  int stop_requested() { return wait(0); }
+  // Waits up to `ms` milliseconds for a stop signal or a child's end (SIGCHLD); returns the stop
+  // signal received so far, or 0.
+  int wait(int ms);
+  const sigset_t& previous() const { return previous_; }  // the mask before
+
+ private:
+  sigset_t watched_, previous_;
+  int received_ = 0;
+};
+
+bool is_stop_signal(int sig);  // SIGTERM, SIGINT or SIGHUP
+
+// Why run_in_children stopped early: a stop signal (to the sweep, or one that killed a child), or
+// an error (a result that could not be written). Neither: every item ran.
+struct Stop {
+  int signal = 0;
+  std::string error;
+  explicit operator bool() const { return signal != 0 || !error.empty(); }
+};
+
+// How one item is to be started, asked before starting it.
+enum class Start {
+  Now,    // start it now (the caller has claimed it)
+  Later,  // not now (claimed by another sweep): ask again in a while
+  Never,  // do not run it (finished meanwhile, or left to its claimer)
+};
+
+struct ChildTasks {
+  // In the parent, before item i starts (and again every couple of seconds while it says Later).
+  std::function<Start(size_t i)> start;
+  // In the child: runs item i; must not return (it _exits: 0 when its result is written).
+  std::function<void(size_t i)> child;
+  // In the parent, once item i's process `pid` has started.
+  std::function<void(size_t i, pid_t pid)> started;
+  // In the parent, when item i's process `pid` has ended (`status` from waitpid, `secs` it took;
+  // `stopping`: the sweep is stopping and may have killed it). A Stop it returns (a signal that
+  // killed the child, an error) stops the sweep.
+  std::function<Stop(size_t i, pid_t pid, int status, double secs, bool stopping)> done;
+  // In the parent, about once a second (claims' heartbeats).
+  std::function<void()> tick;
+  // In the parent, once, when every item not yet finished waits for another sweep (Later).
+  std::function<void()> waiting;
+};
+
+// Runs items 0..n-1, each in its own process, `jobs` at a time, in order (an item that says
+// Later is passed over and asked again). Returns when every item has run or been given up
+// (Never), or — after stopping every running child with SIGTERM (SIGKILL 20 s later) and
+// waiting for it — on a stop signal, a Stop returned by `done`, or an exception of a callback
+// (as an error).
+Stop run_in_children(size_t n, int jobs, StopSignals& signals, const ChildTasks& tasks);
+
+// "SIGTERM" (or "signal 64" for one without a name).
+std::string signal_name(int sig);
+
+// "killed by signal 9 (SIGKILL)", "exited with code 1" of a wait status.
 std::string exit_text(int status);
+
+// Whether a wait status is a death by a stop signal (SIGTERM, SIGINT, SIGHUP).
+bool killed_by_stop_signal(int status);
 
 }  // namespace srbench::harness

@@ -1,0 +1,250 @@
+// Signals to a sweep, as a cluster and a terminal send them: SIGTERM (Slurm's preemption, time
+// limit, scancel), SIGINT (Ctrl-C), SIGHUP (a closed terminal), delivered to the sweep, to its
+// run processes, or to both in either order, at moments spread over a sweep. None may record a
+// run as failed or leave a temporary file or claim; the sweep exits 128 + the signal; re-running
+// it completes the suite with results identical to a sweep never interrupted. A run process that
+// really crashes is still recorded failed, and the sweep then exits 3.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "harness/results/results.hpp"
+#include "tests/harness/helpers.hpp"
+#include "tests/support.hpp"
+
+using namespace srbench::harness;
+using srbench::test::run_srbench;
+using srbench::test::TempDir;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Twelve runs of about a second each.
+const char* kSuite = R"(name: sig
+seeds: [0, 1, 2]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
+  train: {steps: 2500, batch: 8, eval_every: 500, lr: 0.003, warmup: 5}
+  eval: {examples: 32, val_examples: 16}
+tasks:
+  - task: parity
+    train: {length: [1, 4]}
+    eval: {lengths: [4, 8], shifts: [{p1: 0.9}]}
+  - task: flipflop
+    train: {length: [1, 6]}
+    eval: {lengths: [6, 12]}
+models:
+  - name: learned
+  - name: alibi
+    model: {position: alibi}
+)";
+constexpr size_t kRuns = 12;
+
+// `srbench ARGS` started in its own process group, its output to `log`, signal dispositions
+// as given (`ignore`: a signal set to SIG_IGN before exec, as nohup does; 0 for none).
+pid_t start_srbench(const std::vector<std::string>& args, const std::string& log, int ignore = 0) {
+  std::fflush(stdout);  // the child's copy of unwritten output must not be written twice
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (!std::freopen(log.c_str(), "w", stdout) || dup2(fileno(stdout), 2) < 0) _exit(127);
+    if (ignore) signal(ignore, SIG_IGN);
+    std::vector<char*> argv = {const_cast<char*>(SRBENCH_BIN)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(SRBENCH_BIN, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// The run processes of sweep `pid` now.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c; in >> c;) out.push_back(c);
+  return out;
+}
+
+// Waits for `pid` (at most two minutes); its wait status.
+int wait_for(pid_t pid) {
+  const auto deadline = Clock::now() + std::chrono::minutes(2);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL("srbench did not end within two minutes");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return status;
+}
+
+// What a results folder holds: finished run files (with their status), temporaries, claims.
+struct Folder {
+  std::map<std::string, std::string> status;
+  std::vector<std::string> leftovers;
+};
+Folder look(const std::string& runs) {
+  Folder f;
+  if (!fs::exists(runs)) return f;
+  for (const auto& e : fs::directory_iterator(runs)) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".tmp") != std::string::npos || name.find(".claim") != std::string::npos) f.leftovers.push_back(name);
+    else f.status[name] = read_run_file(e.path().string()).status;
+  }
+  return f;
+}
+
+// Every run of two suite files equal, timings aside; and scripts/compare_h5.py agrees.
+void require_same_suite_files(const std::string& a, const std::string& b) {
+  auto x = read_suite_file(a), y = read_suite_file(b);
+  REQUIRE(x.runs.size() == y.runs.size());
+  for (size_t i = 0; i < x.runs.size(); ++i) {
+    for (RunResult* r : {&x.runs[i], &y.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0;
+    srbench::test::require_same_run(x.runs[i], y.runs[i]);
+  }
+  const std::string cmd = "/usr/bin/python3 '" SRBENCH_SOURCE_DIR "/scripts/compare_h5.py' '" + a + "' '" + b + "' >/dev/null";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("signals: SIGTERM, SIGINT, SIGHUP to the sweep, its runs, or both in either order leave nothing failed, "
+          "and the resumed sweep equals an uninterrupted one",
+          "[harness][sweep][signals]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("sig.yaml"), kSuite);
+  const auto ref = run_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("ref/sig.h5"), "--jobs", "2"});
+  INFO(ref.out << ref.err);
+  REQUIRE(ref.exit_code == 0);
+
+  enum Target { Sweep, OneRun, RunsThenSweep, SweepThenRuns, Group };
+  const char* target_name[] = {"the sweep", "one run process", "the run processes, then the sweep",
+                               "the sweep, then the run processes", "the whole process group"};
+  std::mt19937 rng(20261201);
+  std::vector<std::string> folders;
+  int rounds = 0, folder = -1;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP})
+    for (Target target : {Sweep, OneRun, RunsThenSweep, SweepThenRuns, Group}) {
+      // A fresh folder when the current one is nearly complete, so that every signal finds runs to stop.
+      if (folder < 0 || look(folders.back() + "/sig/runs").status.size() + 3 > kRuns) {
+        folders.push_back(dir.file("f" + std::to_string(++folder)));
+      }
+      const std::string out = folders.back() + "/sig.h5", runs = folders.back() + "/sig/runs";
+      const size_t before = look(runs).status.size();
+      const pid_t pid = start_srbench({"sweep", dir.file("sig.yaml"), "--out", out, "--jobs", "2"}, dir.file("round.log"));
+      // A moment from the first run process's start to a second and a half after it.
+      std::vector<pid_t> runs_now;
+      for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        runs_now = children_of(pid);
+      }
+      REQUIRE(!runs_now.empty());
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
+      runs_now = children_of(pid);
+      switch (target) {
+        case Sweep: kill(pid, sig); break;
+        case OneRun:
+          if (runs_now.empty()) kill(pid, sig);  // between two runs: none to hit
+          else kill(runs_now.front(), sig);
+          break;
+        case RunsThenSweep:
+          for (pid_t c : runs_now) kill(c, sig);
+          kill(pid, sig);
+          break;
+        case SweepThenRuns:
+          kill(pid, sig);
+          for (pid_t c : runs_now) kill(c, sig);
+          break;
+        case Group: kill(-pid, sig); break;
+      }
+      const int status = wait_for(pid);
+      const std::string log = srbench::test::read_file(dir.file("round.log"));
+      ++rounds;
+      INFO("round " << rounds << ": " << strsignal(sig) << " to " << target_name[target] << "\n" << log);
+      REQUIRE(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 128 + sig);
+      CHECK_THAT(log, Catch::Contains("interrupted by SIG"));
+      const Folder f = look(runs);
+      CHECK(f.leftovers.empty());
+      for (const auto& [file, s] : f.status) {
+        INFO(file);
+        CHECK(s == "ok");
+      }
+      CHECK(f.status.size() >= before);
+      CHECK(!fs::exists(out));  // an interrupted sweep writes no suite file
+    }
+  CHECK(rounds == 15);
+  for (const auto& f : folders) {
+    INFO("folder " << f);
+    const auto again = run_srbench({"sweep", dir.file("sig.yaml"), "--out", f + "/sig.h5", "--jobs", "2"});
+    INFO(again.out << again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK(look(f + "/sig/runs").leftovers.empty());
+    require_same_suite_files(dir.file("ref/sig.h5"), f + "/sig.h5");
+  }
+}
+
+TEST_CASE("signals: a run process that crashes is recorded failed, the others finish, the sweep exits 3",
+          "[harness][sweep][signals]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("sig.yaml"), kSuite);
+  const pid_t pid = start_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5"), "--jobs", "2"}, dir.file("log"));
+  std::vector<pid_t> runs_now;
+  for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    runs_now = children_of(pid);
+  }
+  REQUIRE(!runs_now.empty());
+  kill(runs_now.front(), SIGSEGV);
+  const int status = wait_for(pid);
+  const std::string log = srbench::test::read_file(dir.file("log"));
+  INFO(log);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK_THAT(log, Catch::Contains("failed (the run process killed by signal 11 (SIGSEGV) before writing its result)"));
+  const auto suite = read_suite_file(dir.file("r/sig.h5"));
+  REQUIRE(suite.runs.size() == kRuns);
+  int failed = 0;
+  for (const auto& r : suite.runs) failed += r.status == "failed";
+  CHECK(failed == 1);
+  // The failed run stays recorded: a re-run skips it and still says so with exit code 3.
+  const auto again = run_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5")});
+  CHECK(again.exit_code == 3);
+  CHECK_THAT(again.out, Catch::Contains("12 already finished, 0 to run") && Catch::Contains("1 run(s) FAILED"));
+}
+
+TEST_CASE("signals: a signal the sweep was started with ignored (nohup: SIGHUP) stays ignored",
+          "[harness][sweep][signals]") {
+  TempDir dir;
+  std::string text = kSuite;
+  text.replace(text.find("seeds: [0, 1, 2]"), 16, "seeds: [0]");
+  srbench::test::write_file(dir.file("sig.yaml"), text);
+  const pid_t pid =
+      start_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5"), "--jobs", "2"}, dir.file("log"), SIGHUP);
+  std::vector<pid_t> runs_now;
+  for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    runs_now = children_of(pid);
+  }
+  kill(-pid, SIGHUP);
+  const int status = wait_for(pid);
+  INFO(srbench::test::read_file(dir.file("log")));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(read_suite_file(dir.file("r/sig.h5")).runs.size() == 4);
+}
