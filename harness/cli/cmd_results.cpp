@@ -205,10 +205,12 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer]: statistics\n"
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer |\n"
+      "--chomsky [--over KEY]]: statistics\n"
       "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
-  bool diagnostics = false, transfer_only = false, lengths = false, errors = false;
+  bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false;
+  std::string over;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
@@ -220,6 +222,12 @@ int cmd_report(const Args& args) {
       ("lengths", po::bool_switch(&lengths),
        "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
        "lengths beyond training (ood_length_acc), mean and max over seeds")
+      ("chomsky", po::bool_switch(&chomsky),
+       "the Chomsky-hierarchy table: per task (with its level and chance) and model, the max and the mean over "
+       "seeds of ood_token_acc (token accuracy beyond the training lengths)")
+      ("over", po::value(&over),
+       "with --chomsky: also take the max and mean over this grid axis (e.g. train.lr), as the benchmark does over "
+       "learning rates")
       ("errors", po::bool_switch(&errors),
        "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
        "mean, std, min, median and max over seeds")
@@ -227,8 +235,9 @@ int cmd_report(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
-  if (diagnostics + lengths + errors + transfer_only > 1)
-    throw UsageError("--diagnostics, --lengths, --errors and --transfer exclude each other");
+  if (diagnostics + lengths + errors + transfer_only + chomsky > 1)
+    throw UsageError("--diagnostics, --lengths, --errors, --transfer and --chomsky exclude each other");
+  if (!over.empty() && !chomsky) throw UsageError("--over goes with --chomsky");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
   SuiteFile suite;
@@ -243,6 +252,17 @@ int cmd_report(const Args& args) {
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
   const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
+  if (chomsky) {
+    const auto axes = grid_axes(suite.runs);
+    if (!over.empty() && std::find(axes.begin(), axes.end(), over) == axes.end()) {
+      std::string list;
+      for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+      throw UsageError("--over " + over + ": not a grid axis of this suite (" +
+                       (axes.empty() ? std::string("it has no grid") : "its axes: " + list) + ")");
+    }
+    std::cout << format_chomsky_report(aggregate_chomsky(suite.runs, over), *format, title, over);
+    return 0;
+  }
   if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
   else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
   else if (lengths) std::cout << format_length_report(groups, *format, title);

@@ -1,5 +1,9 @@
 #include "harness/report/aggregate.hpp"
 
+#include <sstream>
+
+#include "tasks/task.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -109,6 +113,53 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
     groups.push_back(std::move(g));
   }
   return groups;
+}
+
+namespace {
+
+// The "key=value" items of a grid string.
+std::vector<std::string> grid_items(const std::string& grid) {
+  std::vector<std::string> out;
+  std::istringstream in(grid);
+  for (std::string item; in >> item;) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> grid_axes(const std::vector<RunResult>& runs) {
+  std::vector<std::string> axes;
+  for (const auto& r : runs)
+    for (const auto& item : grid_items(r.grid)) {
+      const std::string key = item.substr(0, item.find('='));
+      if (std::find(axes.begin(), axes.end(), key) == axes.end()) axes.push_back(key);
+    }
+  return axes;
+}
+
+std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, const std::string& over) {
+  std::vector<ChomskyCell> cells;
+  std::vector<std::vector<double>> values;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  for (const auto& r : runs) {
+    std::string grid;  // the grid point without the `over` axis
+    for (const auto& item : grid_items(r.grid))
+      if (over.empty() || item.rfind(over + "=", 0) != 0) grid += (grid.empty() ? "" : " ") + item;
+    const auto [it, fresh] = index.emplace(std::make_tuple(r.entry, r.model, grid), cells.size());
+    if (fresh) {
+      ChomskyCell c;
+      c.task = r.task, c.entry = r.entry, c.model = r.model, c.grid = grid, c.chance = r.chance;
+      if (const tasks::TaskInfo* info = tasks::find_task(r.task)) c.level = info->level;
+      cells.push_back(std::move(c));
+      values.emplace_back();
+    }
+    ChomskyCell& c = cells[it->second];
+    ++c.runs;
+    if (std::isnan(c.chance)) c.chance = r.chance;
+    values[it->second].push_back(r.metrics.ood_token_acc);
+  }
+  for (size_t i = 0; i < cells.size(); ++i) cells[i].ood_token_acc = seed_stats(values[i]);
+  return cells;
 }
 
 }  // namespace srbench::harness

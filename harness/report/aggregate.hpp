@@ -48,6 +48,20 @@ struct GroupReport {
   double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
 };
 
+// The Chomsky-hierarchy benchmark's cell (chomsky.md §7.1): ood_token_acc of one (task entry,
+// model entry, grid point without the `over` axis) over its seeds and the `over` axis' values.
+struct ChomskyCell {
+  std::string task, entry, level, model, grid;  // level: R, DCF, CS ("" for other tasks)
+  double chance = kNaN;     // a uniform guess's token accuracy (NaN where unknown)
+  int runs = 0;             // runs in the cell (any status)
+  SeedStats ood_token_acc;  // over the runs where it is defined: n, mean, max, …
+};
+// Cells in order of first appearance of (entry, model, grid-without-over). `over` names a grid
+// axis ("train.lr"); "" groups by the whole grid point. A run's grid is "k=v k=v" (RunResult::grid).
+std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, const std::string& over = "");
+// The grid axes (keys) the runs' grid strings name, in order of first appearance.
+std::vector<std::string> grid_axes(const std::vector<RunResult>& runs);
+
 // The per-run metrics summarised for every group, in this order (steps_to_target follows).
 inline const std::vector<std::string> kReportMetrics = {"id_acc",       "ood_length_acc", "ood_token_acc",
                                                         "shift_acc",    "shortcut_gap",   "final_train_loss"};

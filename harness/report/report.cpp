@@ -324,4 +324,43 @@ std::string format_error_report(const std::vector<GroupReport>& groups, ReportFo
          render(t, format, 4);
 }
 
+std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportFormat format, const std::string& title,
+                                  const std::string& over) {
+  auto column_of = [](const ChomskyCell& c) { return c.grid.empty() ? c.model : c.model + " · " + c.grid; };
+  if (format == ReportFormat::csv) {
+    Table t{{"task", "entry", "level", "chance", "model", "grid", "runs"}, {}};
+    t.head.insert(t.head.end(), kStatsColumns.begin(), kStatsColumns.end());
+    for (const auto& c : cells) {
+      std::vector<std::string> row = {c.task, c.entry, c.level, exact(c.chance), c.model, c.grid, std::to_string(c.runs)};
+      const auto stats = stats_cells(c.ood_token_acc);
+      row.insert(row.end(), stats.begin(), stats.end());
+      t.rows.push_back(std::move(row));
+    }
+    return render_csv(t);
+  }
+  std::vector<std::string> entries, columns;
+  for (const auto& c : cells) {
+    if (std::find(entries.begin(), entries.end(), c.entry) == entries.end()) entries.push_back(c.entry);
+    if (std::find(columns.begin(), columns.end(), column_of(c)) == columns.end()) columns.push_back(column_of(c));
+  }
+  Table t{{"task", "level", "chance"}, {}};
+  t.head.insert(t.head.end(), columns.begin(), columns.end());
+  for (const auto& entry : entries) {
+    std::vector<std::string> row(3 + columns.size());
+    for (const auto& c : cells) {
+      if (c.entry != entry) continue;
+      row[0] = c.entry == c.task ? c.task : c.task + "/" + c.entry, row[1] = c.level, row[2] = fixed(c.chance, 3);
+      const size_t col = static_cast<size_t>(std::find(columns.begin(), columns.end(), column_of(c)) - columns.begin());
+      const SeedStats& s = c.ood_token_acc;
+      row[3 + col] = s.n == 0 ? "-" : fixed(s.max, 3) + " / " + fixed(s.mean, 3) + " (" + std::to_string(s.n) + ")";
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return heading(title, format) +
+         "ood_token_acc (token accuracy at the scored positions, mean over the evaluated lengths beyond the training\n"
+         "range; chomsky.md §7.1): max / mean (n) over the seeds" +
+         (over.empty() ? std::string() : " and the values of " + over) +
+         "; chance: a uniform guess's token accuracy\n\n" + render(t, format, 2);
+}
+
 }  // namespace srbench::harness
