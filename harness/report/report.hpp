@@ -42,6 +42,12 @@ std::string format_error_report(const std::vector<GroupReport>& groups, ReportFo
 std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportFormat format, const std::string& title = "",
                                   const std::string& over = "");
 
+// `srbench report --compare A B`: per (task entry, grid point) and metric, the mean of A and B over
+// the seeds both have, and the paired difference A − B with its 95% bootstrap interval (over
+// seeds); csv: one row per (entry, grid, metric).
+std::string format_compare_report(const std::vector<PairedDiff>& diffs, const std::string& a, const std::string& b,
+                                  ReportFormat format, const std::string& title = "");
+
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);
 

@@ -70,7 +70,7 @@ TEST_CASE("report --chomsky: max and mean of ood_token_acc over seeds and the --
   CHECK(std::isnan(cells[3].chance));
 
   const std::string csv = format_chomsky_report(cells, ReportFormat::csv);
-  CHECK(csv.rfind("task,entry,level,chance,model,grid,runs,n,mean,std,min,median,max\n", 0) == 0);
+  CHECK(csv.rfind("task,entry,level,chance,model,grid,runs,n,mean,std,min,median,max,ci_lo,ci_hi\n", 0) == 0);
   CHECK(csv.find("\nparity_check,parity_check,R,0.5,lstm,model.layers=1,4,3,") != std::string::npos);
   CHECK(csv.find("\nparity,parity,,nan,lstm,model.layers=1,1,1,0.59999999999999998,nan,") != std::string::npos);
 
