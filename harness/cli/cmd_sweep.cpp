@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,25 @@ bool shard_from_slurm(int& index, int& count) {
   return true;
 }
 
+// "16G", "512M", "64K", "1000000": bytes (K, M, G, T: powers of 1024).
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  const std::string unit = text.substr(std::min(used, text.size()));
+  const std::string units = "KMGT";
+  double scale = 1;
+  if (unit.size() == 1 && units.find(static_cast<char>(std::toupper(unit[0]))) != std::string::npos)
+    scale = static_cast<double>(1ull << (10 * (units.find(static_cast<char>(std::toupper(unit[0]))) + 1)));
+  else if (!unit.empty()) v = -1;
+  if (!(v > 0) || v * scale > 1e18)
+    throw UsageError(option + " must be a size such as 16G, 512M or a number of bytes, got '" + text + "'");
+  return static_cast<uint64_t>(v * scale);
+}
+
 std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& s : sets) out.push_back(split_assignment(s, "--set"));
@@ -66,6 +86,7 @@ int cmd_sweep(const Args& args) {
   std::string suite_path, shard, out;
   int jobs = 0, threads = 1;
   double claim_timeout = kDefaultClaimTimeout;
+  std::string memory;
   std::vector<std::string> sets;
   opts.add_options()
       ("help,h", "show this help")
@@ -75,6 +96,7 @@ int cmd_sweep(const Args& args) {
       ("out", po::value(&out), "suite file (default results/<suite>.h5); run files go to <its folder>/<suite>/runs/")
       ("dry-run", "validate and list the runs, then stop")
       ("searches-only", "run only the spline searches (sharded by their index with --shard), not the runs")
+      ("memory", po::value(&memory), "memory the runs at once may share, e.g. 16G, 512M (default: this machine's)")
       ("claim-timeout", po::value(&claim_timeout)->default_value(kDefaultClaimTimeout),
        "seconds without a heartbeat after which a run claimed by a sweep on another host is taken over")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
@@ -89,6 +111,7 @@ int cmd_sweep(const Args& args) {
   o.threads = threads;
   if (!(claim_timeout > 0)) throw UsageError("--claim-timeout must be a number of seconds > 0");
   o.claim_timeout = claim_timeout;
+  if (!memory.empty()) o.memory = parse_size(memory, "--memory");
   if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(shard), o.sharded = true;
   else o.sharded = shard_from_slurm(o.shard_index, o.shard_count);
   o.dry_run = vm.count("dry-run") > 0;

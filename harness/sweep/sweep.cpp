@@ -14,6 +14,7 @@
 
 #include "harness/report/transfer.hpp"
 #include "harness/results/results.hpp"
+#include "harness/run/resources.hpp"
 #include "harness/run/search.hpp"
 #include "harness/run/trainer.hpp"
 #include "harness/sweep/children.hpp"
@@ -153,6 +154,36 @@ ChildEnd judge_child(const std::string& what, const std::string& id, int status,
   return e;
 }
 
+// Refuses the runs of `mine` whose memory estimate exceeds the memory per run at once: one line
+// per (entry, model), with its largest estimate.
+void check_memory(const Suite& suite, const std::vector<const RunSpec*>& mine, const std::vector<MemoryEstimate>& est,
+                  const SweepOptions& opts) {
+  const uint64_t memory = opts.memory > 0 ? opts.memory : machine_memory();
+  if (memory == 0 || mine.empty()) return;  // unknown: nothing to hold the runs against
+  const uint64_t at_once = static_cast<uint64_t>(std::min<size_t>(static_cast<size_t>(std::max(opts.jobs, 1)), mine.size()));
+  const uint64_t per_run = memory / at_once;
+  std::map<std::pair<std::string, std::string>, size_t> worst;  // (entry, model) -> index into mine
+  std::vector<std::pair<std::string, std::string>> order;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (est[i].total() <= per_run) continue;
+    const auto key = std::make_pair(mine[i]->entry, mine[i]->model_name);
+    const auto it = worst.find(key);
+    if (it == worst.end()) worst[key] = i, order.push_back(key);
+    else if (est[i].total() > est[it->second].total()) it->second = i;
+  }
+  if (order.empty()) return;
+  std::string msg = std::to_string(order.size()) + " task entr" + (order.size() == 1 ? "y" : "ies") +
+                    " cannot fit in memory: " + (opts.memory > 0 ? "--memory " : "this machine's ") + bytes_text(memory) +
+                    (at_once > 1 ? " / " + std::to_string(at_once) + " runs at once = " + bytes_text(per_run) + " a run" : "") + ";";
+  for (const auto& key : order) {
+    const size_t i = worst[key];
+    msg += "\n  entry '" + key.first + "', model '" + key.second + "'" + (mine[i]->grid.empty() ? "" : " (" + mine[i]->grid + ")") +
+           ": a run needs about " + describe_estimate(est[i]);
+  }
+  msg += "\n(shrink the model, train.batch or the lengths; run fewer --jobs; or give --memory if the runs go elsewhere)";
+  throw ConfigError(suite.file, 0, "", msg);
+}
+
 }  // namespace
 
 SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
@@ -162,6 +193,12 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
   std::vector<const RunSpec*> mine;
   for (const auto& r : suite.runs)
     if (static_cast<int>(r.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index) mine.push_back(&r);
+
+  std::vector<MemoryEstimate> estimates;
+  if (!opts.searches_only) {
+    for (const RunSpec* r : mine) estimates.push_back(estimate_memory(*r, opts.threads));
+    check_memory(suite, mine, estimates, opts);
+  }
 
   std::vector<const RunSpec*> todo;
   std::map<std::string, std::string> status;  // of every finished run of mine, by id
@@ -208,9 +245,11 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
                   << claimed_note(splines_dir, sp.name) << "\n";
     }
     if (opts.searches_only) return outcome;
-    for (const RunSpec* r : mine) {
+    for (size_t k = 0; k < mine.size(); ++k) {
+      const RunSpec* r = mine[k];
       std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
       if (!r->grid.empty()) std::cout << "  " << r->grid;
+      std::cout << "  memory ~" << bytes_text(estimates[k].total());
       std::cout << (status.count(r->id) ? "  [done]" : claimed_note(runs_dir, r->id)) << "\n";
     }
     return outcome;

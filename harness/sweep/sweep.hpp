@@ -16,6 +16,7 @@
 //   - sweeps sharing a results folder train every run once between them (claims.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct SweepOptions {
   bool dry_run = false;
   bool quiet = false;    // no per-run lines (tests)
   bool searches_only = false;  // run only the searches whose index % shard_count == shard_index
+  uint64_t memory = 0;   // bytes the runs may share (0: the machine's, harness/run/resources.hpp)
   double claim_timeout = 300;  // seconds without a heartbeat after which another host's claim is taken over
 };
 
@@ -58,6 +60,9 @@ std::string splines_file_for(const std::string& out, const std::string& suite_na
 // Runs claimed by another live sweep are not run here: an unsharded sweep waits for them (and
 // takes over a claim whose sweep dies), a shard (sharded or shard_count > 1) leaves them to their
 // claimer.
+// First, before anything runs: refuses (ConfigError) a suite in which a run of this call's share
+// needs more memory (estimate_memory) than `memory` divided by the runs at once, naming the entry,
+// the model and the estimate; the dry run prints every run's estimate.
 // Writes the suite file `out` unless sharded (then `srbench merge` assembles the shards) or
 // interrupted. Throws (after stopping its children) when a result cannot be written.
 SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts);

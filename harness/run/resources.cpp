@@ -1,0 +1,95 @@
+#include "harness/run/resources.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "model/params.hpp"
+#include "tasks/task.hpp"
+
+namespace srbench::harness {
+
+namespace {
+
+constexpr int64_t kEvalBatch = 64;               // harness/run/evaluate.cpp's batches (and the diagnostics')
+constexpr uint64_t kProcessBytes = 64ull << 20;  // the binary, its libraries, data and evaluation sets
+
+// Activations and workspaces (bytes) of a batch of B sequences of T tokens.
+std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads) {
+  const uint64_t L = static_cast<uint64_t>(m.layers), C = static_cast<uint64_t>(m.d_model),
+                 H = static_cast<uint64_t>(m.heads), F = static_cast<uint64_t>(m.mlp_hidden()),
+                 V = static_cast<uint64_t>(m.vocab), N = static_cast<uint64_t>(B * T), t = static_cast<uint64_t>(T);
+  const uint64_t acts = L * N * (2 * C + 3 * C + 3 * C + 2 * F + 4) + L * static_cast<uint64_t>(B) * H * t * t + N * (C + 2);
+  const uint64_t work = N * (6 * C + F) + static_cast<uint64_t>(std::max(threads, 1)) * t * t + 2 * N * V;
+  return {4 * acts, 4 * work};
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
+  MemoryEstimate e;
+  const uint64_t P = model::ParamLayout(run.model).total();
+  e.parameters = 4 * P;
+  e.optimiser = 12 * P;
+  e.process = kProcessBytes;
+  // The longest sequence of the training range and of every evaluation length (and condition).
+  const auto task = tasks::make_task(run.task, run.params, {run.train.data_seed});
+  auto tokens = [&](const tasks::Task& t, int n) { return static_cast<int64_t>(t.max_sequence_length(n)); };
+  int64_t train_T = tokens(*task, run.train.length_max), eval_T = train_T;
+  if (task->uses_length()) {
+    for (int n : run.eval.lengths) eval_T = std::max(eval_T, tokens(*task, n));
+    for (const auto& sh : run.eval.shifts) {
+      tasks::RawParams p = run.params;
+      for (const auto& [k, v] : sh.params) p[k] = v;
+      const auto shifted = tasks::make_task(run.task, p, {run.train.data_seed});
+      for (int n : run.eval.lengths)
+        if (n >= run.train.length_min && n <= run.train.length_max) eval_T = std::max(eval_T, tokens(*shifted, n));
+    }
+  }
+  for (const auto& [B, T] : {std::pair<int64_t, int64_t>{run.train.batch, train_T}, {kEvalBatch, eval_T}}) {
+    const auto [acts, work] = batch_bytes(run.model, B, T, threads);
+    if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
+  }
+  return e;
+}
+
+std::string bytes_text(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+std::string describe_estimate(const MemoryEstimate& e) {
+  return bytes_text(e.total()) + " (parameters " + bytes_text(e.parameters) + ", optimiser " + bytes_text(e.optimiser) +
+         ", activations " + bytes_text(e.activations) + " at " + std::to_string(e.batch) + " × " +
+         std::to_string(e.tokens) + " tokens, workspaces " + bytes_text(e.workspaces) + ")";
+}
+
+uint64_t machine_memory() {
+  uint64_t total = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    uint64_t kb = 0;
+    meminfo >> kb;
+    if (key == "MemTotal:") {
+      total = kb * 1024;
+      break;
+    }
+    meminfo.ignore(1 << 10, '\n');
+  }
+  std::ifstream cg("/sys/fs/cgroup/memory.max");
+  std::string limit;
+  if (cg >> limit && limit != "max") {
+    const uint64_t v = std::strtoull(limit.c_str(), nullptr, 10);
+    if (v > 0 && (total == 0 || v < total)) total = v;
+  }
+  return total;
+}
+
+}  // namespace srbench::harness

@@ -1,0 +1,48 @@
+// A run's peak memory, estimated before anything runs (docs/harness.md, "What survives what"):
+// what a run process holds at its largest — the parameters, the optimiser state (gradients and
+// AdamW's two moments), the activations the model keeps for the backward pass, and the
+// workspaces (one layer's gradients, attention scratch, logits and their gradient) — at the
+// largest batch and sequence length it meets: its training batches (train.batch examples of its
+// longest training length) and its evaluation batches (64 examples of its longest evaluation
+// length, shifts included). The sweep refuses a suite whose runs cannot fit in the machine's
+// memory divided by --jobs, naming the entry and the estimate; `--dry-run` prints the estimates.
+//
+// The terms follow the transformer's buffers (model/transformer_build.cpp, reserve()) for N =
+// B·T tokens, L layers, width C, H heads, MLP width F, vocabulary V, P parameters (float32):
+//   parameters   4P;  optimiser 12P (gradients, AdamW m and v)
+//   activations  4·(L·N·(2C + 3C + 3C + 2F + 4) + L·B·H·T² + N·(C + 2))  (residual stream
+//                2L+1 rows of N·C, the two norms' outputs, q|k|v, heads concatenated, the MLP's
+//                two hidden tensors, the norms' statistics, attention weights, final norm)
+//   workspaces   4·(N·(6C + F) + threads·T² + 2·N·V)
+//   process      64 MiB for the binary, its libraries, the data and evaluation sets
+// An estimate, not a bound: the measured peak of a run stays below it (tests/harness/test_resources.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/core/specs.hpp"
+
+namespace srbench::harness {
+
+struct MemoryEstimate {
+  uint64_t parameters = 0, optimiser = 0, activations = 0, workspaces = 0, process = 0;
+  int64_t batch = 0, tokens = 0;  // the largest batch: B examples of T tokens
+  uint64_t total() const { return parameters + optimiser + activations + workspaces + process; }
+};
+
+// The estimate for one run (its resolved model, task, training and evaluation settings), with
+// `threads` OpenMP threads.
+MemoryEstimate estimate_memory(const RunSpec& run, int threads = 1);
+
+// "1.5 GiB", "312 MiB", "13.2 TiB".
+std::string bytes_text(uint64_t bytes);
+
+// "3.1 GiB (parameters 12 MiB, optimiser 36 MiB, activations 2.9 GiB at 64 × 130 tokens, workspaces 80 MiB)".
+std::string describe_estimate(const MemoryEstimate& e);
+
+// The memory this machine gives a process: MemTotal of /proc/meminfo, or the cgroup's memory.max
+// when that is lower; 0 when neither can be read.
+uint64_t machine_memory();
+
+}  // namespace srbench::harness

@@ -1,0 +1,113 @@
+// Resources up front (harness/run/resources.hpp): each run's peak memory is estimated before
+// anything runs; a suite whose runs cannot fit in memory / --jobs is refused naming the entry and
+// the estimate; --dry-run prints the estimates; the estimate holds against the peak resident
+// memory of a real run measured by the kernel (wait4).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+
+#include "harness/run/resources.hpp"
+#include "harness/suite/suite.hpp"
+#include "tests/support.hpp"
+
+using namespace srbench::harness;
+using srbench::test::run_srbench;
+using srbench::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Activations dominate: 64 examples of up to 129 tokens, d_model 128.
+const char* kSuite = R"(name: mem
+seeds: [0]
+defaults:
+  model: {layers: 2, d_model: 128, heads: 4, max_len: 160}
+  train: {steps: 3, batch: 64, eval_every: 3, warmup: 1}
+  eval: {examples: 64, val_examples: 64}
+tasks:
+  - task: parity
+    train: {length: [60, 64]}
+    eval: {lengths: [128]}
+)";
+
+// Peak resident bytes of `srbench ARGS` and the processes it waited for, as the kernel counts them.
+uint64_t peak_rss(const std::vector<std::string>& args, int* exit_code) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
+    std::vector<char*> argv = {const_cast<char*>(SRBENCH_BIN)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(SRBENCH_BIN, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  REQUIRE(wait4(pid, &status, 0, &ru) == pid);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up front, naming the entry and the estimate",
+          "[harness][sweep][resources]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
+  const auto big = run_srbench({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--set", "model.d_model=65536",
+                                "--set", "model.layers=64"});
+  INFO(big.out << big.err);
+  CHECK(big.exit_code == 2);
+  CHECK_THAT(big.err, Catch::Contains("entry 'parity', model 'default': a run needs about") && Catch::Contains("TiB (parameters") &&
+                          Catch::Contains("cannot fit in memory"));
+  CHECK(!fs::exists(dir.file("r/mem")));  // nothing ran
+  // The dry run is refused as well.
+  CHECK(run_srbench({"sweep", dir.file("mem.yaml"), "--dry-run", "--set", "model.d_model=65536", "--set", "model.layers=64"})
+            .exit_code == 2);
+
+  // The rule: a run's estimate E fits when E <= memory / runs at once.
+  const Suite suite = load_suite(dir.file("mem.yaml"), {});
+  REQUIRE(suite.runs.size() == 1);
+  const uint64_t e = estimate_memory(suite.runs[0]).total();
+  const auto dry = run_srbench({"sweep", dir.file("mem.yaml"), "--dry-run", "--out", dir.file("r/mem.h5")});
+  INFO(dry.out << dry.err);
+  REQUIRE(dry.exit_code == 0);
+  CHECK_THAT(dry.out, Catch::Contains("memory ~" + bytes_text(e)));
+  std::string two = kSuite;
+  two.replace(two.find("seeds: [0]"), 10, "seeds: [0, 1]");
+  srbench::test::write_file(dir.file("two.yaml"), two);
+  auto with = [&](uint64_t memory, int jobs) {
+    return run_srbench({"sweep", dir.file("two.yaml"), "--dry-run", "--memory", std::to_string(memory), "--jobs",
+                        std::to_string(jobs), "--out", dir.file("r/two.h5")});
+  };
+  CHECK(with(2 * e, 2).exit_code == 0);
+  const auto tight = with(2 * e - 2, 2);
+  CHECK(tight.exit_code == 2);
+  CHECK_THAT(tight.err, Catch::Contains("/ 2 runs at once"));
+  CHECK(with(e, 1).exit_code == 0);
+  CHECK(with(e - 1, 1).exit_code == 2);
+  CHECK(with(e, 4).exit_code == 2);
+  CHECK(run_srbench({"sweep", dir.file("two.yaml"), "--dry-run", "--memory", "lots"}).exit_code == 2);
+}
+
+TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
+  const Suite suite = load_suite(dir.file("mem.yaml"), {});
+  const MemoryEstimate e = estimate_memory(suite.runs[0]);
+  int code = -1;
+  const uint64_t peak = peak_rss({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, &code);
+  INFO("estimate " << describe_estimate(e) << ", measured peak " << bytes_text(peak));
+  REQUIRE(code == 0);
+  // The largest batch: evaluation's 64 sequences of 128 tokens (parity's states: one token a bit),
+  // above training's 64 of at most 64.
+  CHECK(e.batch == 64);
+  CHECK(e.tokens == 128);
+  CHECK(peak <= e.total());
+  CHECK(e.total() <= 3 * peak);
+}
