@@ -193,6 +193,7 @@ int cmd_slurm(const Args& args) {
       "options");
   std::string suite_path, array_text, out;
   std::vector<std::string> sbatch_args, sets;
+  int signal_grace = 120;
   opts.add_options()
       ("help,h", "show this help")
       ("array", po::value(&array_text), "N or N%K: N array tasks (shards), at most K running at once (required)")
@@ -200,6 +201,8 @@ int cmd_slurm(const Args& args) {
       ("sbatch-arg", po::value(&sbatch_args)->composing(),
        "an sbatch option for both jobs, e.g. --sbatch-arg=--time=02:00:00 --sbatch-arg=--cpus-per-task=4 (repeatable)")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE for every run (model.X, train.X, eval.X, params.X)")
+      ("signal-grace", po::value(&signal_grace)->default_value(120),
+       "seconds before the time limit at which a task is warned (USR1), stops its sweep and requeues itself")
       ("submit", "submit the array and the merge job (without it: only write the scripts)")
       ("suite", po::value(&suite_path), "the suite YAML (positional)");
   po::variables_map vm;
@@ -209,6 +212,9 @@ int cmd_slurm(const Args& args) {
   SlurmPlan p;
   const ArraySize array = parse_array(array_text);
   p.tasks = array.tasks, p.throttle = array.throttle;
+  if (signal_grace < 10 || signal_grace > 65535)
+    throw UsageError("--signal-grace must be 10 to 65535 seconds, got " + std::to_string(signal_grace));
+  p.signal_grace = signal_grace;
   for (const auto& a : sbatch_args) check_sbatch_arg(a);
   p.sbatch_args = sbatch_args;
   std::vector<std::pair<std::string, std::string>> overrides;

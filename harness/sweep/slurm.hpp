@@ -17,6 +17,7 @@ struct SlurmPlan {
   int search_tasks = 0;                  // tasks of the searches array (0: no such array)
   int tasks = 0;                         // array tasks
   int throttle = 0;                      // at most this many at once (0: no limit)
+  int signal_grace = 120;                // seconds before the time limit at which Slurm warns a task (USR1)
   std::filesystem::path srbench;         // the srbench binary
   std::filesystem::path workdir;         // where `srbench slurm` was run; the jobs cd there
   std::filesystem::path out;             // the suite file the merge job writes
@@ -26,6 +27,13 @@ struct SlurmPlan {
   std::string command_line;              // how to write the scripts again
 };
 
+// The array scripts survive preemption and time limits: they ask for --requeue and for a USR1
+// warning `signal_grace` seconds before the time limit (--signal=B:USR1@grace). The batch shell
+// runs the sweep as its child and forwards SIGTERM, SIGINT and SIGHUP to it (Slurm sends
+// SIGTERM to every process of the job on preemption, scancel and requeue: the sweep leaves its
+// runs unfinished, never failed); on the warning it stops the sweep with SIGTERM and requeues
+// its own task (scontrol requeue), which resumes the shard: finished runs are skipped, the
+// claims of the task's earlier start (same job, earlier SLURM_RESTART_COUNT) are taken over.
 std::string sweep_array_script(const SlurmPlan& p);
 std::string searches_array_script(const SlurmPlan& p);
 std::string merge_job_script(const SlurmPlan& p);
