@@ -9,6 +9,9 @@
 #         its second; the merge job still runs and reports the lost run missing (none failed);
 #         submitting the same command again redoes only that run; the final file equals the
 #         local sweep, with no run lost or duplicated and no temporary file left.
+# requeue: as cancel, but `scontrol requeue` the task (Slurm sends SIGTERM to all its processes,
+#         as on preemption): the task is requeued, resumes its shard (skipping its finished run)
+#         and completes; the merge job reports nothing missing and nothing failed.
 # searches: a suite with one tiny spline search (population 2) and its stage-2 runs: the searches
 #         array runs first (one task), the sweep array after it finds the search finished and
 #         does not redo it; the merged file (runs, /splines) equals the local sweep.
@@ -28,8 +31,8 @@ while [ $# -gt 0 ]; do
     *) echo "test_slurm: unknown argument $1" >&2; exit 1 ;;
   esac
 done
-[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel || $scenario == searches ]] || {
-  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|searches" >&2
+[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel || $scenario == requeue || $scenario == searches ]] || {
+  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|requeue|searches" >&2
   exit 1
 }
 
@@ -111,7 +114,7 @@ fi
 # cancel: runs of several seconds each (about 1 s per 8000 steps here), so that a task can be
 # cancelled in the middle of one
 sets=()
-[ "$scenario" = cancel ] && sets=(--set train.steps=40000)
+[[ $scenario == cancel || $scenario == requeue ]] && sets=(--set train.steps=40000)
 
 # Seconds since the test started, for the log.
 t0=$SECONDS
@@ -165,11 +168,11 @@ res=$T/cluster-run/res
 logs=$res/tiny/logs
 say "submit"
 submit "$T/cluster-run"
-grep -q "^exec '$srbench' sweep " "$res/tiny/slurm/sweep.sbatch" || fail "sweep.sbatch does not run $srbench by absolute path"
+grep -q "^'$srbench' sweep " "$res/tiny/slurm/sweep.sbatch" || fail "sweep.sbatch does not run $srbench by absolute path"
 grep -q -- '--jobs 1 --threads "${SLURM_CPUS_PER_TASK:-1}"' "$res/tiny/slurm/sweep.sbatch" ||
   fail "sweep.sbatch does not give one thread per allotted CPU"
 
-if [ "$scenario" = cancel ]; then
+if [[ $scenario == cancel || $scenario == requeue ]]; then
   # Task 1 runs runs 1 and 4: cancel it once the first is written, while the second trains.
   for ((i = 0; i < 600; i++)); do
     grep -q '^\[1/2\]' "$logs/${ARRAY}_1.out" 2>/dev/null && break
@@ -177,8 +180,13 @@ if [ "$scenario" = cancel ]; then
   done
   grep -q '^\[1/2\]' "$logs/${ARRAY}_1.out" || fail "array task ${ARRAY}_1 did not finish a first run within 120 s"
   [ "$(job_state "${ARRAY}_1")" = RUNNING ] || fail "array task ${ARRAY}_1 is $(job_state "${ARRAY}_1"), not RUNNING, before scancel"
-  say "scancel ${ARRAY}_1 (one run finished, one in progress)"
-  scancel "${ARRAY}_1"
+  if [ "$scenario" = cancel ]; then
+    say "scancel ${ARRAY}_1 (one run finished, one in progress)"
+    scancel "${ARRAY}_1"
+  else
+    say "scontrol requeue ${ARRAY}_1 (one run finished, one in progress)"
+    scontrol requeue "${ARRAY}_1"
+  fi
 fi
 
 state=$(wait_job "$MERGE" 180)
@@ -197,6 +205,14 @@ if [ "$scenario" = searches ]; then
   done
   [ -f "$res/tiny/splines/par.h5" ] || fail "no splines file $res/tiny/splines/par.h5"
   grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of 6 runs missing"
+elif [ "$scenario" = requeue ]; then
+  check_tasks "$ARRAY" COMPLETED "0 1 2"
+  grep -q "interrupted by SIGTERM" "$logs/${ARRAY}_1.out" || fail "requeued task 1 was not stopped by SIGTERM"
+  grep -q "1 already finished, 1 to run" "$logs/${ARRAY}_1.out" || fail "requeued task 1 did not resume its shard"
+  grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "after the requeue the merge job does not report 0 of 6 runs missing"
+  ! grep -q "^failed:" "$logs/merge-$MERGE.out" || fail "the run stopped by the requeue was recorded as failed"
+  leftovers=$(find "$res/tiny/runs" -name '*.tmp*' -o -name '*.claim' | wc -l)
+  [ "$leftovers" -eq 0 ] || fail "$leftovers temporary or claim file(s) left in $res/tiny/runs"
 elif [ "$scenario" = plain ]; then
   check_tasks "$ARRAY" COMPLETED "0 1 2"
   grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of 6 runs missing"
