@@ -2,6 +2,10 @@
 # Installs what is missing, builds, and runs every test (CTest) on the optimised build. Arguments
 # go to ctest (e.g. `-R slurm` for a subset).
 #
+# Then the C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh: a
+# separate build in build-sanitize/ and a time-bounded subset; zero reports to pass), unless
+# arguments chose a subset of CTest's tests.
+#
 # No test found is an error. A skipped test (one that exits 77: Slurm cannot start here) fails the
 # run in CI (CI=true, as .ci/run runs); elsewhere it stays a skip, and its reason is printed.
 set -euo pipefail
@@ -27,5 +31,8 @@ if [ -n "$skipped" ]; then
     echo "test.sh: FAIL: CI=true and $(echo "$skipped" | wc -l) test(s) skipped; in CI every test must run"
     exit 1
   fi
+fi
+if [ $# -eq 0 ]; then
+  bash scripts/sanitize.sh || rc=1
 fi
 exit "$rc"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
+# build-sanitize/ (-O1 -g, -fsanitize=address,undefined, every report fatal), then a subset of
+# the tests chosen to cover every source file in a few minutes — the tasks, the model's layers
+# and training steps, suite parsing, results files (damaged ones too), the fuzzer (a shorter
+# budget) and one sweep with its child processes — within SRBENCH_SANITIZE_SECONDS (default 900).
+# Zero reports is the pass: a report aborts its test, which fails. Prints the time it took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DSRBENCH_SANITIZE=ON -DSRBENCH_NATIVE=OFF >/dev/null
+cmake --build build-sanitize -j"$(nproc)" --target srbench test_tasks test_model test_harness
+built=$SECONDS
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export SRBENCH_FUZZ_SECONDS=${SRBENCH_FUZZ_SECONDS:-20}
+export OMP_WAIT_POLICY=PASSIVE
+budget=${SRBENCH_SANITIZE_SECONDS:-900}
+run() {  # run BINARY FILTER...
+  local left=$((budget - (SECONDS - built)))
+  [ "$left" -gt 0 ] || { echo "sanitize.sh: FAIL: out of time ($budget s) before $1 $2"; exit 1; }
+  echo "sanitize.sh: $1 $2"
+  timeout "$left" "build-sanitize/tests/$1" "$2" || { echo "sanitize.sh: FAIL: $1 $2 (a sanitizer report or a failed test above)"; exit 1; }
+}
+run test_tasks "*"
+run test_model "*"
+run test_harness "[suite],[results],[damaged],[fuzz],[resources]"
+run test_harness "sweep: a killed sweep*"
+echo "sanitize.sh: zero sanitizer reports; build $((built - start)) s, tests $((SECONDS - built)) s"
