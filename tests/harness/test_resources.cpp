@@ -111,3 +111,25 @@ TEST_CASE("resources: the estimate is above a real run's measured peak, and not 
   CHECK(peak <= e.total());
   CHECK(e.total() <= 3 * peak);
 }
+
+TEST_CASE("resources: a run that still runs out of memory (--memory overstated) is recorded failed (std::bad_alloc), "
+          "and the sweep exits 3",
+          "[harness][sweep][resources]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("ba.yaml"), R"(name: ba
+seeds: [0]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
+  train: {steps: 3, batch: 8, eval_every: 3, warmup: 1}
+  eval: {examples: 8, val_examples: 8}
+tasks:
+  - task: parity
+    train: {length: [1, 4]}
+    eval: {lengths: [4]}
+)");
+  const auto r = run_srbench({"sweep", dir.file("ba.yaml"), "--out", dir.file("r/ba.h5"), "--memory", "1000T", "--set",
+                              "model.d_model=65536", "--set", "model.layers=64", "--jobs", "1"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.out, Catch::Contains("failed (std::bad_alloc)") && Catch::Contains("1 run(s) FAILED"));
+}
