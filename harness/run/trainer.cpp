@@ -1,6 +1,7 @@
 #include "harness/run/trainer.hpp"
 
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 #include "harness/core/splines.hpp"
@@ -32,6 +33,16 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
   return out;
 }
 
+// A uniform guess's token accuracy for a task without a tape layout: one over the number of distinct
+// targets at the scored positions of the validation set (NaN when nothing is scored).
+double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
+  std::set<int32_t> classes;
+  for (const auto& ex : val)
+    for (const int32_t t : ex.targets)
+      if (t != tasks::kNotScored) classes.insert(t);
+  return classes.empty() ? kNaN : 1.0 / static_cast<double>(classes.size());
+}
+
 }  // namespace
 
 RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained) {
@@ -61,6 +72,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     }
 
     const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
+    if (std::isnan(r.chance)) r.chance = uniform_guess_accuracy(val);
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
     Batch batch;
