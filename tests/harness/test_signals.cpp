@@ -114,7 +114,7 @@ void require_same_suite_files(const std::string& a, const std::string& b) {
   auto x = read_suite_file(a), y = read_suite_file(b);
   REQUIRE(x.runs.size() == y.runs.size());
   for (size_t i = 0; i < x.runs.size(); ++i) {
-    for (RunResult* r : {&x.runs[i], &y.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0;
+    for (RunResult* r : {&x.runs[i], &y.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0, r->eval_s = 0;
     srbench::test::require_same_run(x.runs[i], y.runs[i]);
   }
   const std::string cmd = "/usr/bin/python3 '" SRBENCH_SOURCE_DIR "/scripts/compare_h5.py' '" + a + "' '" + b + "' >/dev/null";
