@@ -141,20 +141,20 @@ TEST_CASE("signals: SIGTERM, SIGINT, SIGHUP to the sweep, its runs, or both in e
   for (int sig : {SIGTERM, SIGINT, SIGHUP})
     for (Target target : {Sweep, OneRun, RunsThenSweep, SweepThenRuns, Group}) {
       // A fresh folder when the current one is nearly complete, so that every signal finds runs to stop.
-      if (folder < 0 || look(folders.back() + "/sig/runs").status.size() + 3 > kRuns) {
+      if (folder < 0 || look(folders.back() + "/sig/runs").status.size() + 6 > kRuns) {
         folders.push_back(dir.file("f" + std::to_string(++folder)));
       }
       const std::string out = folders.back() + "/sig.h5", runs = folders.back() + "/sig/runs";
       const size_t before = look(runs).status.size();
       const pid_t pid = start_srbench({"sweep", dir.file("sig.yaml"), "--out", out, "--jobs", "2"}, dir.file("round.log"));
-      // A moment from the first run process's start to a second and a half after it.
+      // A moment from the first run process's start to a second after it (six runs or more are left).
       std::vector<pid_t> runs_now;
       for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         runs_now = children_of(pid);
       }
       REQUIRE(!runs_now.empty());
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1000)(rng)));
       runs_now = children_of(pid);
       switch (target) {
         case Sweep: kill(pid, sig); break;
