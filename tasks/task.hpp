@@ -85,6 +85,7 @@ class Task {
  protected:
   // Appends the example to `out` (cleared by the caller), drawing only from `rng`.
   virtual void generate(Rng& rng, Stream stream, int n, Example& out) const = 0;
+  friend class StartTokenTask;  // draws the task's own example after its start token
   [[noreturn]] void fail(const std::string& param, const std::string& message) const {
     throw TaskError(name_, param, message);
   }
