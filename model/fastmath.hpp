@@ -53,7 +53,7 @@ inline float exp_nonpositive(float x) {
 // tanh(x), Eigen's rational approximation (generic_fast_tanh_float with FMA): odd numerator of
 // degree 13, even denominator of degree 6, inputs clamped to ±7.9988 (tanh is ±1 in float beyond);
 // x itself for |x| < 0.0004. Accuracy: a few ulp.
-inline float tanh(float a) {
+[[gnu::always_inline]] inline float tanh(float a) {
   const float x = std::min(7.99881172180175781f, std::max(-7.99881172180175781f, a));
   const float x2 = x * x;
   float p = std::fma(x2, -2.76076847742355e-16f, 2.00018790482477e-13f);
@@ -71,7 +71,7 @@ inline float tanh(float a) {
 
 // σ(x) = 1/(1 + e^(−x)), from e = exp(−|x|) <= 1: 1/(1 + e) for x >= 0, e/(1 + e) below (no
 // cancellation on either side). Accuracy: a few ulp.
-inline float sigmoid(float x) {
+[[gnu::always_inline]] inline float sigmoid(float x) {
   const float e = exp_nonpositive(-std::abs(x));
   const float s = 1.0f / (1.0f + e);
   return x >= 0.0f ? s : e * s;

@@ -26,25 +26,81 @@
 
 namespace srbench::model {
 
+// A cell's input: a dense x ([C][T·B]: the layer below's outputs), or for layer 0, when the
+// vocabulary is smaller than T·B, the embedding itself — column t·B + b of x is
+// tok_emb[tokens[t·B + b]] — so that the input side W·x is computed once per vocabulary entry
+// (embedding_input()).
+template <typename S>
+struct CellInput {
+  const S* x = nullptr;             // [C][T·B], or nullptr for the embedding
+  const int32_t* tokens = nullptr;  // [T·B] the token of each column
+  const S* emb = nullptr;           // tok_emb (V, C)
+  int V = 0;
+};
+
+// Whether layer 0 of `cfg` takes the embedding itself (CellInput's tokens) for B×T batches.
+inline bool embedding_input(const ModelConfig& cfg, int B, int T) {
+  return static_cast<int64_t>(cfg.vocab) < static_cast<int64_t>(B) * T;
+}
+
 // One recurrent layer: its parameters' offsets, its saved activations, forward and backward over
-// a whole sequence. Inputs and outputs are [C][T·B] with row stride T·B.
+// a whole sequence. Outputs (and dense inputs) are [C][T·B] with row stride T·B.
 template <typename S>
 class RecurrentCell {
  public:
   virtual ~RecurrentCell() = default;
-  // Sizes the saved activations (with need_grads, also backward's); grows only. Elements of S it
-  // needs: cells report their sizes through `size` (reserve, and workspace_elements below).
+  // Sizes the saved activations (with need_grads, also backward's); grows only.
   virtual void reserve(int B, int T, bool need_grads) = 0;
-  // The outputs h_t of every step for the inputs `inp` ([C][T·B]); input_lengths (B) or nullptr:
-  // each example's input-tape length (tape_rnn), else T.
-  virtual void forward(const S* inp, const S* P, int B, int T, const int32_t* input_lengths) = 0;
+  // The outputs h_t of every step for the input `in`; input_lengths (B) or nullptr: each
+  // example's input-tape length (tape_rnn), else T.
+  virtual void forward(const CellInput<S>& in, const S* P, int B, int T, const int32_t* input_lengths) = 0;
   // [C][T·B], row stride T·B: the last forward's outputs.
   virtual const S* output() const = 0;
-  // dinp ([C][T·B], overwritten) = ∂loss/∂inp and G += ∂loss/∂params, from dout = ∂loss/∂output
-  // ([C][T·B]; the cell may use it as scratch), after forward on the same inp and P.
-  virtual void backward(S* dinp, S* G, S* dout, const S* inp, const S* P) = 0;
-  // Elements of S that reserve(B, T, need_grads) allocates (from nothing).
-  virtual int64_t workspace_elements(int B, int T, bool need_grads) const = 0;
+  // G += ∂loss/∂params from dout = ∂loss/∂output ([C][T·B]), after forward on the same input and
+  // P; and ∂loss/∂ the input: into dinp ([C][T·B], overwritten) for a dense input, onto G's
+  // tok_emb rows (demb, (V, C)) for the embedding.
+  virtual void backward(S* dinp, S* demb, S* G, const S* dout, const CellInput<S>& in, const S* P) = 0;
+  // Bytes that reserve(B, T, need_grads) allocates (from nothing).
+  virtual int64_t workspace_bytes(int B, int T, bool need_grads) const = 0;
+};
+
+// f(vector, elements) grows the vector (reserve); the byte count of such a list (workspace_bytes).
+struct Grow {
+  template <typename V>
+  void operator()(V& v, int64_t n) const {
+    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  }
+};
+struct CountBytes {
+  int64_t* bytes;
+  template <typename V>
+  void operator()(const V&, int64_t n) const {
+    *bytes += n * static_cast<int64_t>(sizeof(typename V::value_type));
+  }
+};
+
+// The input side of a cell, pre = W·x for R rows of W (R, C) with row stride ldw, over the
+// whole sequence: one product for a dense x; for the embedding one product per vocabulary entry,
+// table = W·tok_embᵀ (R, V), and a gather of its columns. Backward: dW += dpre·xᵀ and ∂loss/∂x —
+// for the embedding through dsum (R, V), dpre summed over the columns of each token (in column
+// order), dW += dsum·tok_emb and dtok_emb += dsumᵀ·W.
+template <typename S>
+class InputSide {
+ public:
+  InputSide(int R, int C, int V, bool layer0) : R_(R), C_(C), V_(layer0 ? V : 0) {}
+  template <typename Self, typename F>
+  static void buffers(Self& self, int B, int T, bool need_grads, F&& f) {
+    const bool table = self.V_ > 0 && static_cast<int64_t>(self.V_) < static_cast<int64_t>(B) * T;
+    f(self.table_, table ? static_cast<int64_t>(self.R_) * self.V_ : 0);
+    if (need_grads) f(self.dsum_, table ? static_cast<int64_t>(self.R_) * self.V_ : 0);
+  }
+  // pre (R, T·B), row stride T·B
+  void forward(S* pre, const S* W, int64_t ldw, const CellInput<S>& in, int64_t TB);
+  void backward(S* dinp, S* demb, S* dW, int64_t ldw, const S* dpre, const S* W, const CellInput<S>& in, int64_t TB);
+
+ private:
+  int R_, C_, V_;
+  std::vector<S> table_, dsum_;  // (R, V)
 };
 
 // The offsets of a layer's rnn.{l}.weight_ih, weight_hh, bias_ih and bias_hh: every cell has them.
@@ -53,21 +109,18 @@ struct CellOffsets {
   CellOffsets(const ParamLayout& layout, int l);
 };
 
-// reserve() and workspace_elements() of a cell from its one list of buffers:
+// reserve() and workspace_bytes() of a cell from its one list of buffers:
 // Derived::buffers(self, B, T, need_grads, f) calls f(vector, elements) for each.
 template <typename S, typename Derived>
 class BufferedCell : public RecurrentCell<S> {
  public:
   void reserve(int B, int T, bool need_grads) override {
-    Derived::buffers(static_cast<Derived&>(*this), B, T, need_grads, [](std::vector<S>& v, int64_t n) {
-      if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-    });
+    Derived::buffers(static_cast<Derived&>(*this), B, T, need_grads, Grow{});
   }
-  int64_t workspace_elements(int B, int T, bool need_grads) const override {
-    int64_t n = 0;
-    Derived::buffers(static_cast<const Derived&>(*this), B, T, need_grads,
-                     [&](const std::vector<S>&, int64_t size) { n += size; });
-    return n;
+  int64_t workspace_bytes(int B, int T, bool need_grads) const override {
+    int64_t bytes = 0;
+    Derived::buffers(static_cast<const Derived&>(*this), B, T, need_grads, CountBytes{&bytes});
+    return bytes;
   }
 };
 
@@ -89,14 +142,16 @@ class RecurrentStack final : public Architecture<S> {
   int64_t values_stride() const override { return 0; }
   const S* block_output(int l) const override;  // [B,T,C]: layer l's outputs h_{l,t}
 
-  // Elements of S that reserve(B, T, need_grads) allocates from nothing (the stack's buffers and
-  // every cell's); recurrent_workspace_bytes (model.hpp) is this × sizeof(float).
-  int64_t workspace_elements(int B, int T, bool need_grads) const;
+  // Bytes that reserve(B, T, need_grads) allocates from nothing (the stack's buffers and every
+  // cell's): recurrent_workspace_bytes (recurrent_workspace.hpp) of a float model.
+  int64_t workspace_bytes(int B, int T, bool need_grads) const;
 
  private:
   // The stack's own buffers for (B, T): f(vector, elements) for each.
-  template <typename F>
-  void for_each_buffer(int B, int T, bool need_grads, F&& f);
+  template <typename Self, typename F>
+  static void buffers(Self& self, int B, int T, bool need_grads, F&& f);
+  // Layer l's input in the current call: the layer below's outputs, or the embedding.
+  CellInput<S> input(int l, const S* P) const;
 
   ModelConfig cfg_;
   ParamLayout layout_;
@@ -107,8 +162,10 @@ class RecurrentStack final : public Architecture<S> {
   int B_ = 0, T_ = 0;
   const int32_t* input_lengths_ = nullptr;  // of the last forward (tape_rnn), or nullptr
 
-  std::vector<S> x0_;            // [C][T·B] the embedding
-  std::vector<S> rows_;          // (L, N, C): layer l's outputs in row order n = b·T + t
+  std::vector<int32_t> tokens_;  // [T·B] the token of each column
+  std::vector<S> x0_;            // [C][T·B] the embedding, when layer 0 takes it dense
+  mutable std::vector<S> rows_;  // (L, N, C): layer l's outputs in row order n = b·T + t (block_output)
+  mutable std::vector<char> rows_ready_;  // [L] rows_ of layer l hold the last forward's
   std::vector<S> drows_;         // (N, C) ∂loss/∂ of the last layer's rows
   std::vector<S> dtop_, dbelow_; // [C][T·B] ×2: ∂loss/∂ a layer's outputs, ∂loss/∂ its inputs
 };

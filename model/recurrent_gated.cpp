@@ -23,23 +23,120 @@ using namespace recurrent;
 
 enum class Gated { Rnn, Lstm, Gru };
 
+// ---- the fused elementwise passes of one step, n examples of one unit ------------------------
+// Free functions with restrict pointers, so that the compiler vectorises them (the gates of a
+// unit are rows T·B apart in one buffer, which it could not prove disjoint). prev: the state of
+// step t−1, a row of zeros at t = 0 (no branch in the loop).
+#define SRB_NOALIAS __restrict__
+
+// lstm: g* hold the pre-activations (+ the biases b*) and get the gates.
+template <typename S>
+__attribute__((noinline)) void lstm_forward_row(int n, S* SRB_NOALIAS gi, S* SRB_NOALIAS gf, S* SRB_NOALIAS gg,
+                                                S* SRB_NOALIAS go, S bi, S bf, S bg, S bo, const S* SRB_NOALIAS cprev,
+                                                S* SRB_NOALIAS c, S* SRB_NOALIAS tc, S* SRB_NOALIAS h) {
+  for (int j = 0; j < n; ++j) {
+    const S i = sigmoid_(gi[j] + bi), f = sigmoid_(gf[j] + bf), g = tanh_(gg[j] + bg), o = sigmoid_(go[j] + bo);
+    const S cn = f * cprev[j] + i * g, tcn = tanh_(cn);
+    gi[j] = i, gf[j] = f, gg[j] = g, go[j] = o;
+    c[j] = cn, tc[j] = tcn;
+    h[j] = o * tcn;
+  }
+}
+
+// lstm backward: from ∂loss/∂h = dy + dh and ∂loss/∂c (dc, through the recurrence), the
+// pre-activations' gradients d*, and ∂loss/∂c_{t−1} into dc.
+template <typename S>
+__attribute__((noinline)) void lstm_backward_row(int n, const S* SRB_NOALIAS gi, const S* SRB_NOALIAS gf,
+                                                 const S* SRB_NOALIAS gg, const S* SRB_NOALIAS go,
+                                                 const S* SRB_NOALIAS cprev, const S* SRB_NOALIAS tc,
+                                                 const S* SRB_NOALIAS dy, const S* SRB_NOALIAS dh, S* SRB_NOALIAS dc,
+                                                 S* SRB_NOALIAS di, S* SRB_NOALIAS df, S* SRB_NOALIAS dg,
+                                                 S* SRB_NOALIAS dout) {
+  for (int j = 0; j < n; ++j) {
+    const S i = gi[j], f = gf[j], g = gg[j], o = go[j];
+    const S dhj = dy[j] + dh[j];                             // h = o ⊙ tanh(c)
+    const S dcj = dc[j] + dhj * o * (S(1) - tc[j] * tc[j]);  // c = f ⊙ c_{t−1} + i ⊙ g
+    di[j] = dcj * g * i * (S(1) - i);
+    df[j] = dcj * cprev[j] * f * (S(1) - f);
+    dg[j] = dcj * i * (S(1) - g * g);
+    dout[j] = dhj * tc[j] * o * (S(1) - o);
+    dc[j] = dcj * f;
+  }
+}
+
+// gru: x* the input side's pre-activations (get r, z, n), h* the hidden side's W_hh h (hn gets
+// W_hn h + b_hn), out the new h.
+template <typename S>
+__attribute__((noinline)) void gru_forward_row(int n, S* SRB_NOALIAS xr, S* SRB_NOALIAS xz, S* SRB_NOALIAS xn,
+                                               const S* SRB_NOALIAS hr, const S* SRB_NOALIAS hz, S* SRB_NOALIAS hn,
+                                               S bir, S biz, S bin, S bhr, S bhz, S bhn, const S* SRB_NOALIAS hprev,
+                                               S* SRB_NOALIAS out) {
+  for (int j = 0; j < n; ++j) {
+    const S r = sigmoid_((xr[j] + bir) + (hr[j] + bhr)), z = sigmoid_((xz[j] + biz) + (hz[j] + bhz));
+    const S hnj = hn[j] + bhn, nn = tanh_((xn[j] + bin) + r * hnj);
+    xr[j] = r, xz[j] = z, xn[j] = nn, hn[j] = hnj;
+    out[j] = (S(1) - z) * nn + z * hprev[j];
+  }
+}
+
+// gru backward: the input side's gradients d*, the hidden side's dh*, and z ⊙ ∂loss/∂h into dh
+// (its direct path to h_{t−1}).
+template <typename S>
+__attribute__((noinline)) void gru_backward_row(int n, const S* SRB_NOALIAS gr, const S* SRB_NOALIAS gz,
+                                                const S* SRB_NOALIAS gn, const S* SRB_NOALIAS hn,
+                                                const S* SRB_NOALIAS hprev, const S* SRB_NOALIAS dy, S* SRB_NOALIAS dh,
+                                                S* SRB_NOALIAS dr, S* SRB_NOALIAS dz, S* SRB_NOALIAS dn,
+                                                S* SRB_NOALIAS dhr, S* SRB_NOALIAS dhz, S* SRB_NOALIAS dhn) {
+  for (int j = 0; j < n; ++j) {
+    const S r = gr[j], z = gz[j], nn = gn[j];
+    const S dhj = dy[j] + dh[j];                        // h = (1 − z) ⊙ n + z ⊙ h_{t−1}
+    const S dnp = dhj * (S(1) - z) * (S(1) - nn * nn);  // n = tanh(x_n + r ⊙ hn)
+    const S drp = dnp * hn[j] * r * (S(1) - r);
+    const S dzp = dhj * (hprev[j] - nn) * z * (S(1) - z);
+    dr[j] = drp, dz[j] = dzp, dn[j] = dnp;
+    dhr[j] = drp, dhz[j] = dzp, dhn[j] = dnp * r;
+    dh[j] = dhj * z;
+  }
+}
+
+// rnn: h = φ(h + bias) in place; backward dg = ∂loss/∂ the pre-activation.
+template <typename S>
+__attribute__((noinline)) void rnn_forward_row(int n, S* SRB_NOALIAS h, S bias, bool relu) {
+  if (relu)
+    for (int j = 0; j < n; ++j) h[j] = std::max(h[j] + bias, S(0));
+  else
+    for (int j = 0; j < n; ++j) h[j] = tanh_(h[j] + bias);
+}
+template <typename S>
+__attribute__((noinline)) void rnn_backward_row(int n, const S* SRB_NOALIAS h, const S* SRB_NOALIAS dy,
+                                                const S* SRB_NOALIAS dh, S* SRB_NOALIAS dg, bool relu) {
+  if (relu)  // relu'(0) = 0
+    for (int j = 0; j < n; ++j) dg[j] = h[j] > S(0) ? dy[j] + dh[j] : S(0);
+  else
+    for (int j = 0; j < n; ++j) dg[j] = (dy[j] + dh[j]) * (S(1) - h[j] * h[j]);
+}
+#undef SRB_NOALIAS
+
 template <typename S, Gated K>
 class GatedCell final : public BufferedCell<S, GatedCell<S, K>> {
  public:
   static constexpr int kGates = K == Gated::Lstm ? 4 : K == Gated::Gru ? 3 : 1;
 
   GatedCell(const ModelConfig& cfg, const ParamLayout& layout, int l)
-      : C_(cfg.d_model), relu_(cfg.nonlinearity == Nonlinearity::Relu), o_(layout, l) {}
+      : C_(cfg.d_model), relu_(cfg.nonlinearity == Nonlinearity::Relu), o_(layout, l),
+        in_(kGates * cfg.d_model, cfg.d_model, cfg.vocab, l == 0) {}
 
   const S* output() const override { return out_.data(); }
-  void forward(const S* inp, const S* P, int B, int T, const int32_t*) override;
-  void backward(S* dinp, S* G, S* dout, const S* inp, const S* P) override;
+  void forward(const CellInput<S>& in, const S* P, int B, int T, const int32_t*) override;
+  void backward(S* dinp, S* demb, S* G, const S* dout, const CellInput<S>& in, const S* P) override;
 
   // Every buffer for (B, T): f(vector, elements). rnn keeps its pre-activations in out_.
   template <typename Self, typename F>
   static void buffers(Self& self, int B, int T, bool need_grads, F&& f) {
     const int64_t TB = static_cast<int64_t>(T) * B, C = self.C_;
+    InputSide<S>::buffers(self.in_, B, T, need_grads, f);
     f(self.out_, C * TB);
+    f(self.zeros_, B);
     if (K != Gated::Rnn) f(self.gates_, kGates * C * TB);
     if (K == Gated::Lstm) f(self.c_, C * TB), f(self.tc_, C * TB);
     if (K == Gated::Gru) f(self.hg_, kGates * C * TB);
@@ -59,8 +156,10 @@ class GatedCell final : public BufferedCell<S, GatedCell<S, K>> {
   int C_;
   bool relu_;  // rnn: φ = relu (else tanh)
   CellOffsets o_;
+  InputSide<S> in_;  // W_ih·x
   int B_ = 0, T_ = 0;
 
+  std::vector<S> zeros_;  // [B] the state before step 0
   std::vector<S> out_;    // [C][T·B] h_t
   std::vector<S> gates_;  // [GC][T·B] lstm: i|f|g|o; gru: r|z|n (activated)
   std::vector<S> c_, tc_; // [C][T·B] lstm: c_t, tanh(c_t)
@@ -72,13 +171,12 @@ class GatedCell final : public BufferedCell<S, GatedCell<S, K>> {
 
 // ---- forward ---------------------------------------------------------------------------------
 template <typename S, Gated K>
-void GatedCell<S, K>::forward(const S* inp, const S* P, int B, int T, const int32_t*) {
+void GatedCell<S, K>::forward(const CellInput<S>& in, const S* P, int B, int T, const int32_t*) {
   B_ = B;
   T_ = T;
   const int64_t TB = static_cast<int64_t>(T) * B;
   const int C = C_, GC = kGates * C_;
-  // pre = W_ih x for every step: (GC, C) · [C][T·B]
-  gemm_cols<S>(GC, static_cast<int>(TB), C, {P + o_.wih, C, 1}, {inp, TB, 1}, pre(), TB, false);
+  in_.forward(pre(), P + o_.wih, C, in, TB);  // pre = W_ih x for every step
   const S* whh = P + o_.whh;
   for_example_ranges(B, static_cast<int64_t>(GC) * C * TB >= kMinParallelWork, [&](int b0, int b1) {
     const int nb = b1 - b0;
@@ -104,43 +202,26 @@ void GatedCell<S, K>::step_forward(int t, int b0, int b1, const S* P) {
   const S *bih = P + o_.bih, *bhh = P + o_.bhh;
   for (int u = 0; u < C; ++u) {
     S* h = out_.data() + u * TB + col;
-    const S* hprev = h - B_;  // read only for t > 0
+    const S* hprev = t > 0 ? h - B_ : zeros_.data();
     if constexpr (K == Gated::Rnn) {
-      const S bias = bih[u] + bhh[u];
-      if (relu_)
-        for (int j = 0; j < nb; ++j) h[j] = std::max(h[j] + bias, S(0));
-      else
-        for (int j = 0; j < nb; ++j) h[j] = tanh_(h[j] + bias);
+      rnn_forward_row(nb, h, bih[u] + bhh[u], relu_);
     } else if constexpr (K == Gated::Lstm) {
-      S *gi = gates_.data() + u * TB + col, *gf = gi + C * TB, *gg = gf + C * TB, *go = gg + C * TB;
-      S *c = c_.data() + u * TB + col, *tc = tc_.data() + u * TB + col;
-      const S bi = bih[u] + bhh[u], bf = bih[C + u] + bhh[C + u], bg = bih[2 * C + u] + bhh[2 * C + u],
-              bo = bih[3 * C + u] + bhh[3 * C + u];
-      for (int j = 0; j < nb; ++j) {
-        const S i = sigmoid_(gi[j] + bi), f = sigmoid_(gf[j] + bf), g = tanh_(gg[j] + bg), o = sigmoid_(go[j] + bo);
-        const S cn = (t > 0 ? f * c[j - B_] : S(0)) + i * g, tcn = tanh_(cn);
-        gi[j] = i, gf[j] = f, gg[j] = g, go[j] = o;
-        c[j] = cn, tc[j] = tcn;
-        h[j] = o * tcn;
-      }
+      S* gi = gates_.data() + u * TB + col;
+      S* c = c_.data() + u * TB + col;
+      lstm_forward_row(nb, gi, gi + C * TB, gi + 2 * C * TB, gi + 3 * C * TB, bih[u] + bhh[u], bih[C + u] + bhh[C + u],
+                       bih[2 * C + u] + bhh[2 * C + u], bih[3 * C + u] + bhh[3 * C + u],
+                       t > 0 ? c - B_ : zeros_.data(), c, tc_.data() + u * TB + col, h);
     } else {  // gru
-      S *xr = gates_.data() + u * TB + col, *xz = xr + C * TB, *xn = xz + C * TB;
-      S *hr = hg_.data() + u * TB + col, *hz = hr + C * TB, *hn = hz + C * TB;
-      const S bir = bih[u], biz = bih[C + u], bin = bih[2 * C + u];
-      const S bhr = bhh[u], bhz = bhh[C + u], bhn = bhh[2 * C + u];
-      for (int j = 0; j < nb; ++j) {
-        const S r = sigmoid_((xr[j] + bir) + (hr[j] + bhr)), z = sigmoid_((xz[j] + biz) + (hz[j] + bhz));
-        const S hnj = hn[j] + bhn, n = tanh_((xn[j] + bin) + r * hnj);
-        xr[j] = r, xz[j] = z, xn[j] = n, hn[j] = hnj;
-        h[j] = (S(1) - z) * n + (t > 0 ? z * hprev[j] : S(0));
-      }
+      S *xr = gates_.data() + u * TB + col, *hr = hg_.data() + u * TB + col;
+      gru_forward_row(nb, xr, xr + C * TB, xr + 2 * C * TB, hr, hr + C * TB, hr + 2 * C * TB, bih[u], bih[C + u],
+                      bih[2 * C + u], bhh[u], bhh[C + u], bhh[2 * C + u], hprev, h);
     }
   }
 }
 
 // ---- backward --------------------------------------------------------------------------------
 template <typename S, Gated K>
-void GatedCell<S, K>::backward(S* dinp, S* G, S* dout, const S* inp, const S* P) {
+void GatedCell<S, K>::backward(S* dinp, S* demb, S* G, const S* dout, const CellInput<S>& in, const S* P) {
   const int B = B_, T = T_, C = C_, GC = kGates * C_;
   const int64_t TB = static_cast<int64_t>(T) * B;
   S* dgh = K == Gated::Gru ? dgh_.data() : dg_.data();
@@ -159,13 +240,12 @@ void GatedCell<S, K>::backward(S* dinp, S* G, S* dout, const S* inp, const S* P)
                 K == Gated::Gru);
     }
   });
-  // The whole sequence at once: dW_ih += dg·xᵀ, dW_hh += dgh_t·h_{t−1}ᵀ (t >= 1), the biases,
-  // dinp = W_ihᵀ·dg.
-  gemm_cols<S>(GC, C, static_cast<int>(TB), {dg_.data(), TB, 1}, {inp, 1, TB}, G + o_.wih, C, true);
+  // The whole sequence at once: dW_hh += dgh_t·h_{t−1}ᵀ (t >= 1), the biases, the input side
+  // (dW_ih += dg·xᵀ and ∂loss/∂x).
   gemm_cols<S>(GC, C, static_cast<int>(TB - B), {dgh + B, TB, 1}, {out_.data(), 1, TB}, G + o_.whh, C, true);
   add_row_sums(G + o_.bih, dg_.data(), GC, static_cast<int>(TB), TB);
   add_row_sums(G + o_.bhh, dgh, GC, static_cast<int>(TB), TB);
-  gemm_cols<S>(C, static_cast<int>(TB), GC, {P + o_.wih, 1, C}, {dg_.data(), TB, 1}, dinp, TB, false);
+  in_.backward(dinp, demb, G + o_.wih, C, dg_.data(), P + o_.wih, in, TB);
 }
 
 // Step t on examples [b0, b1): from ∂loss/∂h_t = dout + dh (and lstm's dc), the gradients of the
@@ -180,42 +260,19 @@ void GatedCell<S, K>::step_backward(int t, int b0, int b1, const S* dout) {
     const S* h = out_.data() + u * TB + col;
     S* dg = dg_.data() + u * TB + col;
     if constexpr (K == Gated::Rnn) {
-      if (relu_)  // relu'(0) = 0
-        for (int j = 0; j < nb; ++j) dg[j] = h[j] > S(0) ? dy[j] + dh[j] : S(0);
-      else
-        for (int j = 0; j < nb; ++j) dg[j] = (dy[j] + dh[j]) * (S(1) - h[j] * h[j]);
+      rnn_backward_row(nb, h, dy, dh, dg, relu_);
     } else if constexpr (K == Gated::Lstm) {
-      const S *gi = gates_.data() + u * TB + col, *gf = gi + C * TB, *gg = gf + C * TB, *go = gg + C * TB;
-      const S *c = c_.data() + u * TB + col, *tc = tc_.data() + u * TB + col;
-      S* dc = dc_.data() + u * B_ + b0;
-      S *di = dg, *df = di + C * TB, *dgg = df + C * TB, *dgo = dgg + C * TB;
-      for (int j = 0; j < nb; ++j) {
-        const S i = gi[j], f = gf[j], g = gg[j], o = go[j];
-        const S dhj = dy[j] + dh[j];                                  // h = o ⊙ tanh(c)
-        const S dcj = dc[j] + dhj * o * (S(1) - tc[j] * tc[j]);       // c = f ⊙ c_{t−1} + i ⊙ g
-        const S cprev = t > 0 ? c[j - B_] : S(0);
-        di[j] = dcj * g * i * (S(1) - i);
-        df[j] = dcj * cprev * f * (S(1) - f);
-        dgg[j] = dcj * i * (S(1) - g * g);
-        dgo[j] = dhj * tc[j] * o * (S(1) - o);
-        dc[j] = dcj * f;
-      }
+      const S* gi = gates_.data() + u * TB + col;
+      const S* c = c_.data() + u * TB + col;
+      lstm_backward_row(nb, gi, gi + C * TB, gi + 2 * C * TB, gi + 3 * C * TB, t > 0 ? c - B_ : zeros_.data(),
+                        tc_.data() + u * TB + col, dy, dh, dc_.data() + u * B_ + b0, dg, dg + C * TB, dg + 2 * C * TB,
+                        dg + 3 * C * TB);
     } else {  // gru
-      const S *gr = gates_.data() + u * TB + col, *gz = gr + C * TB, *gn = gz + C * TB;
-      const S* hn = hg_.data() + (2 * C + u) * TB + col;
-      const S* hprev = h - B_;
-      S *dr = dg, *dz = dr + C * TB, *dn = dz + C * TB;
-      S *dhr = dgh_.data() + u * TB + col, *dhz = dhr + C * TB, *dhn = dhz + C * TB;
-      for (int j = 0; j < nb; ++j) {
-        const S r = gr[j], z = gz[j], n = gn[j];
-        const S dhj = dy[j] + dh[j];                       // h = (1 − z) ⊙ n + z ⊙ h_{t−1}
-        const S dnp = dhj * (S(1) - z) * (S(1) - n * n);   // n = tanh(x_n + r ⊙ hn)
-        const S drp = dnp * hn[j] * r * (S(1) - r);
-        const S dzp = dhj * ((t > 0 ? hprev[j] : S(0)) - n) * z * (S(1) - z);
-        dr[j] = drp, dz[j] = dzp, dn[j] = dnp;
-        dhr[j] = drp, dhz[j] = dzp, dhn[j] = dnp * r;
-        dh[j] = dhj * z;
-      }
+      const S* gr = gates_.data() + u * TB + col;
+      S* dhr = dgh_.data() + u * TB + col;
+      gru_backward_row(nb, gr, gr + C * TB, gr + 2 * C * TB, hg_.data() + (2 * C + u) * TB + col,
+                       t > 0 ? h - B_ : zeros_.data(), dy, dh, dg, dg + C * TB, dg + 2 * C * TB, dhr, dhr + C * TB,
+                       dhr + 2 * C * TB);
     }
   }
 }

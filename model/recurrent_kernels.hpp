@@ -83,17 +83,17 @@ inline void for_example_ranges(int B, bool parallel, F&& f) {
 // The elementwise functions: fastmath's for float (the same bits wherever the data lies), libm's
 // for double.
 template <typename S>
-inline S tanh_(S x) {
+[[gnu::always_inline]] inline S tanh_(S x) {
   if constexpr (std::is_same_v<S, float>) return fastmath::tanh(x);
   else return std::tanh(x);
 }
 template <typename S>
-inline S sigmoid_(S x) {
+[[gnu::always_inline]] inline S sigmoid_(S x) {
   if constexpr (std::is_same_v<S, float>) return fastmath::sigmoid(x);
   else return S(1) / (S(1) + std::exp(-x));
 }
 template <typename S>
-inline S exp_nonpositive_(S x) {
+[[gnu::always_inline]] inline S exp_nonpositive_(S x) {
   if constexpr (std::is_same_v<S, float>) return fastmath::exp_nonpositive(x);
   else return std::exp(x);
 }

@@ -336,15 +336,20 @@ template <typename S, typename Memory>
 class MemoryCell final : public BufferedCell<S, MemoryCell<S, Memory>> {
  public:
   MemoryCell(const ModelConfig& cfg, const ParamLayout& layout, int l)
-      : C_(cfg.d_model), memory_(cfg, layout, "rnn." + std::to_string(l) + "."), c_(memory_.width()), o_(layout, l) {}
+      : C_(cfg.d_model),
+        memory_(cfg, layout, "rnn." + std::to_string(l) + "."),
+        c_(memory_.width()),
+        o_(layout, l),
+        in_(cfg.d_model, cfg.d_model, cfg.vocab, l == 0) {}
 
   const S* output() const override { return hs_.data(); }
-  void forward(const S* inp, const S* P, int B, int T, const int32_t* input_lengths) override;
-  void backward(S* dinp, S* G, S* dout, const S* inp, const S* P) override;
+  void forward(const CellInput<S>& in, const S* P, int B, int T, const int32_t* input_lengths) override;
+  void backward(S* dinp, S* demb, S* G, const S* dout, const CellInput<S>& in, const S* P) override;
 
   template <typename Self, typename F>
   static void buffers(Self& self, int B, int T, bool need_grads, F&& f) {
     const int64_t TB = static_cast<int64_t>(T) * B, C = self.C_, c = self.c_;
+    InputSide<S>::buffers(self.in_, B, T, need_grads, f);
     f(self.xp_, C * TB);
     f(self.hs_, (C + c) * TB);
     f(self.wcat_, C * (C + c));
@@ -359,6 +364,7 @@ class MemoryCell final : public BufferedCell<S, MemoryCell<S, Memory>> {
   Memory memory_;
   int c_;  // the width of the read
   CellOffsets o_;
+  InputSide<S> in_;  // W_ih[:, :C]·x
   int B_ = 0, T_ = 0;
   std::vector<S> xp_;      // [C][T·B] W_ih[:, :C]·x, then the controller's pre-activations
   std::vector<S> hs_;      // [C + c][T·B] h_t, then read_t: the state of step t
@@ -368,12 +374,12 @@ class MemoryCell final : public BufferedCell<S, MemoryCell<S, Memory>> {
 };
 
 template <typename S, typename Memory>
-void MemoryCell<S, Memory>::forward(const S* inp, const S* P, int B, int T, const int32_t* input_lengths) {
+void MemoryCell<S, Memory>::forward(const CellInput<S>& in, const S* P, int B, int T, const int32_t* input_lengths) {
   B_ = B;
   T_ = T;
   const int64_t TB = static_cast<int64_t>(T) * B;
   const int C = C_, K = C_ + c_;
-  gemm_cols<S>(C, static_cast<int>(TB), C, {P + o_.wih, K, 1}, {inp, TB, 1}, xp_.data(), TB, false);
+  in_.forward(xp_.data(), P + o_.wih, K, in, TB);
   for (int u = 0; u < C; ++u) {
     std::copy_n(P + o_.whh + static_cast<int64_t>(u) * C, C, wcat_.data() + static_cast<int64_t>(u) * K);
     std::copy_n(P + o_.wih + static_cast<int64_t>(u) * K + C, c_, wcat_.data() + static_cast<int64_t>(u) * K + C);
@@ -397,7 +403,7 @@ void MemoryCell<S, Memory>::forward(const S* inp, const S* P, int B, int T, cons
 }
 
 template <typename S, typename Memory>
-void MemoryCell<S, Memory>::backward(S* dinp, S* G, S* dout, const S* inp, const S* P) {
+void MemoryCell<S, Memory>::backward(S* dinp, S* demb, S* G, const S* dout, const CellInput<S>& in, const S* P) {
   const int B = B_, T = T_, C = C_, K = C_ + c_;
   const int64_t TB = static_cast<int64_t>(T) * B;
   for_example_ranges(B, static_cast<int64_t>(C) * K * TB >= kMinParallelWork, [&](int b0, int b1) {
@@ -421,16 +427,15 @@ void MemoryCell<S, Memory>::backward(S* dinp, S* G, S* dout, const S* inp, const
       memory_.add_read_gradient(t, b0, b1, dh + static_cast<int64_t>(C) * B);
     }
   });
-  // The whole sequence: dW_ih[:, :C] += dpre·xᵀ, [dW_hh | dW_ih[:, C:]] += dpre_t·state_{t−1}ᵀ
-  // (t >= 1), the biases, the memory's weights, dinp = W_ih[:, :C]ᵀ·dpre.
+  // The whole sequence: [dW_hh | dW_ih[:, C:]] += dpre_t·state_{t−1}ᵀ (t >= 1), the biases, the
+  // memory's weights, the input side (dW_ih[:, :C] += dpre·xᵀ and ∂loss/∂x).
   const int tb = static_cast<int>(TB);
-  gemm_cols<S>(C, C, tb, {dpre_.data(), TB, 1}, {inp, 1, TB}, G + o_.wih, K, true);
   gemm_cols<S>(C, C, tb - B, {dpre_.data() + B, TB, 1}, {hs_.data(), 1, TB}, G + o_.whh, C, true);
   gemm_cols<S>(C, c_, tb - B, {dpre_.data() + B, TB, 1}, {hs_.data() + C * TB, 1, TB}, G + o_.wih + C, K, true);
   add_row_sums(G + o_.bih, dpre_.data(), C, tb, TB);
   add_row_sums(G + o_.bhh, dpre_.data(), C, tb, TB);
   memory_.weight_gradients(G, hs_.data());
-  gemm_cols<S>(C, tb, C, {P + o_.wih, 1, K}, {dpre_.data(), TB, 1}, dinp, TB, false);
+  in_.backward(dinp, demb, G + o_.wih, K, dpre_.data(), P + o_.wih, in, TB);
 }
 
 }  // namespace

@@ -24,14 +24,14 @@ namespace {
 
 // B 3, T 7: the stack (2 cells) reaches its bottom's handling (2·2 < 7), the tape (3 cells) is
 // shorter than T, and the input lengths 7, 4, 3 jump beyond it (4) and by a multiple of it (3).
-RowBatch test_batch(Arch arch, uint64_t seed) {
-  std::vector<int32_t> input = arch == Arch::TapeRnn ? std::vector<int32_t>{7, 4, 3} : std::vector<int32_t>{};
-  return srbench::test::padded_batch(3, 7, 5, seed, {7, 5, 6}, input);
+RowBatch test_batch(const ModelConfig& cfg, uint64_t seed) {
+  std::vector<int32_t> input = cfg.arch == Arch::TapeRnn ? std::vector<int32_t>{7, 4, 3} : std::vector<int32_t>{};
+  return srbench::test::padded_batch(3, 7, cfg.vocab, seed, {7, 5, 6}, input);
 }
 
 std::string name_of(const ModelConfig& c) {
   return std::string(to_string(c.arch)) + (c.arch == Arch::Rnn ? std::string("/") + to_string(c.nonlinearity) : "") +
-         ", layers " + std::to_string(c.layers);
+         ", layers " + std::to_string(c.layers) + ", vocab " + std::to_string(c.vocab);
 }
 
 std::vector<ModelConfig> configs() {
@@ -41,6 +41,12 @@ std::vector<ModelConfig> configs() {
   ModelConfig relu = srbench::test::recurrent_config(Arch::Rnn);
   relu.nonlinearity = Nonlinearity::Relu;
   out.push_back(relu);
+  // a vocabulary of 25 >= B·T = 21: layer 0 takes the embedding as a dense input (embedding_input)
+  for (Arch a : kRecurrentArchs) {
+    ModelConfig wide = srbench::test::recurrent_config(a, 2);
+    wide.vocab = 25;
+    out.push_back(wide);
+  }
   return out;
 }
 
@@ -52,7 +58,7 @@ TEST_CASE("recurrent: forward matches a plain reference written from recurrent.m
     BasicModel<double> m(cfg);
     srbench::test::perturb(m, 11);
     for (uint64_t seed : {1, 2}) {
-      RowBatch b = test_batch(cfg.arch, seed);
+      RowBatch b = test_batch(cfg, seed);
       if (seed == 2) b.input_lengths.clear();  // tape_rnn: L = T without input lengths
       const double loss = srbench::test::loss_at(m, b);
       const auto r = srbench::test::ref::forward(m, b);
@@ -77,7 +83,7 @@ TEST_CASE("recurrent: gradients of every parameter match central finite differen
     INFO(name_of(cfg));
     BasicModel<double> m(cfg);
     srbench::test::perturb(m, 3);
-    const RowBatch b = test_batch(cfg.arch, 7);
+    const RowBatch b = test_batch(cfg, 7);
     m.zero_grads();
     m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, true, b.rows());
     const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
@@ -115,7 +121,7 @@ TEST_CASE("recurrent: the float model agrees with the double model") {
     Model mf(cfg);
     srbench::test::perturb(md, 21);
     for (size_t i = 0; i < md.num_params(); ++i) md.params()[i] = mf.params()[i] = static_cast<float>(md.params()[i]);
-    const RowBatch b = test_batch(cfg.arch, 4);
+    const RowBatch b = test_batch(cfg, 4);
     md.zero_grads();
     mf.zero_grads();
     const double ld = md.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, true, b.rows());
@@ -153,7 +159,7 @@ TEST_CASE("recurrent: right padding leaves the real logits, the loss and every g
     INFO(name_of(cfg));
     Model m(cfg);
     srbench::test::perturb(m, 5);
-    const RowBatch a = test_batch(cfg.arch, 9);
+    const RowBatch a = test_batch(cfg, 9);
     RowBatch b = a;
     for (int e = 0; e < b.B; ++e)  // other tokens in every padding position
       for (int t = b.lengths[e]; t < b.T; ++t) b.tokens[e * b.T + t] = (b.tokens[e * b.T + t] + 1 + e) % cfg.vocab;
@@ -262,7 +268,7 @@ TEST_CASE("recurrent: a view of the layers' outputs; no attention") {
   const ModelConfig cfg = srbench::test::recurrent_config(Arch::Lstm, 2);
   BasicModel<double> m(cfg);
   srbench::test::perturb(m, 2);
-  const RowBatch b = test_batch(cfg.arch, 1);
+  const RowBatch b = test_batch(cfg, 1);
   srbench::test::loss_at(m, b);
   CHECK_FALSE(m.has_attention());
   CHECK_THROWS_WITH(m.attention(0), Catch::Contains("no attention"));

@@ -51,6 +51,9 @@ CASES = [
     ("tape_rnn/no input_lengths", ["arch=tape_rnn", "tape_size=4", "tape_cell_size=2", "tape_mlp=6"], None),
     ("tape_rnn/1 layer", ["arch=tape_rnn", "layers=1", "tape_size=6", "tape_cell_size=4", "tape_mlp=5"],
      [8, 13, 6, 2, 12]),
+    # a vocabulary of at least B·T: layer 0 takes the embedding as a dense input
+    ("gru/V 70", ["arch=gru", "vocab=70"], None),
+    ("stack_rnn/V 70", ["arch=stack_rnn", "stack_size=3", "stack_cell_size=2", "vocab=70"], None),
 ]
 COLUMNS = ["logits", "loss", "grads", "zero grads", "step losses", "params"]
 
@@ -119,7 +122,7 @@ def pre_activation_spread(cfg, params, tokens, input_lengths):
     return float(pre.std()), float((pre.abs() > 4).double().mean())
 
 
-def write_batch(path, rng, input_lengths):
+def write_batch(path, rng, input_lengths, V):
     """Right padding: row b is `lengths[b]` long, its targets −1 after that and random tokens in the
     padding; one unscored position inside row 0."""
     lengths = np.array([T, T - 3, 6, T - 1, 9], dtype=np.int32)[:B]
@@ -216,16 +219,17 @@ def main():
             current[0] = label
             settings = dict(layers=L, d_model=D, max_len=32)
             settings.update(s.split("=", 1) for s in sets)
-            print(f"== {label}: V {V}, batch {B}×{T}, " + ", ".join(f"{k} {v}" for k, v in settings.items()) +
+            vocab = int(settings.pop("vocab", V))
+            print(f"== {label}: V {vocab}, batch {B}×{T}, " + ", ".join(f"{k} {v}" for k, v in settings.items()) +
                   (f", input_lengths {input_lengths}" if input_lengths else ""))
             ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
             try:
-                run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
+                run([args.srbench, "init-checkpoint", "--vocab", str(vocab), "--seed", str(i), "--out", ck] +
                     [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
                 cfg, _, params = load_checkpoint(ck)
                 check_init(cfg, params)
                 perturb(ck, rng)
-                tokens, targets, il = write_batch(batch, rng, input_lengths)
+                tokens, targets, il = write_batch(batch, rng, input_lengths, vocab)
                 cfg, _, params = load_checkpoint(ck)
                 spread, saturated = pre_activation_spread(cfg, params, tokens, il)
                 check("pre-activations O(1): |std - 1.25| <= 0.75", abs(spread - 1.25), 0.75,
