@@ -59,6 +59,13 @@ std::vector<int> parse_list(const char* text) {
   return out;
 }
 
+// This process's CPU time in seconds (all threads).
+double cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
 struct Result {
   double step_s, cpu_step_s, loss;
 };
@@ -85,11 +92,6 @@ Result run(const BenchConfig& bc, int nt, int steps) {
   const int n = bc.batch * bc.T;
   std::vector<int32_t> tokens(n), targets(n);
   std::vector<double> times, cpu_times;
-  auto cpu_now = [] {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-  };
   double loss = 0;
   for (int s = 0; s < steps + 3; ++s) {
     for (int i = 0; i < n; ++i) {
@@ -97,9 +99,9 @@ Result run(const BenchConfig& bc, int nt, int steps) {
       targets[i] = i % bc.T == 0 ? tokens[i] : tokens[i - 1];  // copy the previous token
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_now();
+    const double c0 = cpu_seconds();
     loss = train_step(m, opt, tokens.data(), targets.data(), bc.batch, bc.T, s, st).loss;
-    const double c1 = cpu_now();
+    const double c1 = cpu_seconds();
     const auto t1 = std::chrono::steady_clock::now();
     if (s >= 3) {
       times.push_back(std::chrono::duration<double>(t1 - t0).count());
@@ -185,7 +187,9 @@ void print_shapes() {
 }
 
 // GFLOP/s of a core's fused multiply-adds: 12 independent accumulator chains of the widest vector
-// the build targets (enough to cover the FMA latency on two pipes), best of 5 timings.
+// the build targets (enough to cover the FMA latency on two pipes), best of 5 timings, each timed
+// by this process's CPU time (the rate while it runs on a core: on a shared machine the wall
+// clock would also count the time other processes held it).
 void print_fma_peak() {
 #if defined(__AVX512F__)
   using V = __m512;
@@ -212,10 +216,10 @@ void print_fma_peak() {
     V acc[chains];
     for (int c = 0; c < chains; ++c) acc[c] = set(1.0f + 1e-3f * c);
     const V a = set(0.999999f), b = set(1e-7f);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = cpu_seconds();
     for (long i = 0; i < iters; ++i)
       for (int c = 0; c < chains; ++c) acc[c] = fma(acc[c], a, b);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = cpu_seconds() - t0;
     best = std::max(best, 2.0 * lanes * chains * iters / s * 1e-9);
     float out[lanes];
     std::memcpy(out, &acc[0], sizeof out);

@@ -144,7 +144,7 @@ def main():
         unit = subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.splitlines()[0]
         print()
         print(f"recurrent models (recurrent.md) against torch.nn.RNN / LSTM / GRU, medians of {a.repeats} runs x "
-              f"{a.steps} steps; core FMA peak (bench_model --peak, best of 3; {unit}): {peak:.1f} GFLOP/s")
+              f"{a.steps} steps; core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}): {peak:.1f} GFLOP/s")
         print("R1: d 128, 2 layers, T 64, batch 32; R2: d 256, 2 layers, T 128, batch 16. util = ours model FLOP/s "
               "(6 x non-embedding parameters per token) / (threads x peak); cpu: the same from ours tokens per CPU-second "
               "(time the process was not running left out: steadier on a loaded machine); exec = the FLOPs srbench executes "
