@@ -26,6 +26,10 @@ void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, 
 }
 
 ParamLayout::ParamLayout(const ModelConfig& cfg) {
+  if (cfg.recurrent()) {  // recurrent.md
+    add_recurrent(cfg);
+    return;
+  }
   const int64_t V = cfg.vocab, d = cfg.d_model, F = cfg.mlp_hidden();
   const bool bias = cfg.norm == Norm::Layer;
   auto norm = [&](const std::string& prefix) {

@@ -18,6 +18,7 @@
 //     share layer: per block l: attn.kernel.values [K] (spline attention), mlp.act.values [K]
 //                  (spline activation), named blocks.{l}.…
 //     share model: spline.attn.values [K], spline.mlp.values [K]
+// A recurrent arch (recurrent.md) has its own layout (recurrent_init.cpp, add_recurrent).
 #pragma once
 
 #include <cstddef>
@@ -70,6 +71,7 @@ class ParamLayout {
  private:
   void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None,
            ParamGroup group = ParamGroup::Main);
+  void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;

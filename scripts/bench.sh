@@ -2,6 +2,9 @@
 # Training throughput, ours beside PyTorch (docs/performance.md): builds Release, then runs
 # bench/run_bench.py (about 10 minutes; --skip-sweep leaves out the sweep, about 4 of them).
 #   bash scripts/bench.sh [--skip-sweep] [--repeats N] [--steps N] [--configs S,M,L] [--threads 1,2]
+#                         [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
+# The recurrent rows (rnn, lstm, gru beside torch.nn.RNN / LSTM / GRU) follow the transformer's;
+# --recurrent-only runs just them (with the GEMM rates and the FMA peak).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null

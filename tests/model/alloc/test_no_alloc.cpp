@@ -12,6 +12,7 @@
 
 #include "model/model.hpp"
 #include "model/optim.hpp"
+#include "model/recurrent_workspace.hpp"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -23,34 +24,38 @@ void* __libc_memalign(size_t, size_t);
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
-inline void note() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+std::atomic<long> g_bytes{0};  // bytes asked for while counting
+inline void note(size_t bytes) {
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_bytes.fetch_add(static_cast<long>(bytes), std::memory_order_relaxed);
+  }
 }
 }  // namespace
 
 extern "C" {
 void* malloc(size_t n) {
-  note();
+  note(n);
   return __libc_malloc(n);
 }
 void* calloc(size_t n, size_t s) {
-  note();
+  note(n * s);
   return __libc_calloc(n, s);
 }
 void* realloc(void* p, size_t n) {
-  note();
+  note(n);
   return __libc_realloc(p, n);
 }
 void* memalign(size_t a, size_t n) {
-  note();
+  note(n);
   return __libc_memalign(a, n);
 }
 void* aligned_alloc(size_t a, size_t n) {
-  note();
+  note(n);
   return __libc_memalign(a, n);
 }
 int posix_memalign(void** out, size_t a, size_t n) {
-  note();
+  note(n);
   void* p = __libc_memalign(a, n);
   if (!p) return ENOMEM;
   *out = p;
@@ -140,4 +145,51 @@ TEST_CASE("no allocation in training steps after the first: splines, every atten
       CHECK(allocations_after_first_step(c, threads) == 0);
     }
   }
+}
+
+// ---- recurrent.md: no allocation in a step, and the workspace estimate is what reserve allocates
+
+namespace {
+
+ModelConfig recurrent_config(Arch arch) {
+  ModelConfig c = config_s();
+  c.arch = arch;
+  c.stack_size = 6, c.stack_cell_size = 4;
+  c.tape_size = 8, c.tape_cell_size = 4, c.tape_mlp = 16;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("no allocation in training steps after the first: every recurrent arch") {
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
+    for (int threads : {1, 2}) {
+      INFO(to_string(arch) << ", threads " << threads);
+      CHECK(allocations_after_first_step(recurrent_config(arch), threads) == 0);
+    }
+}
+
+TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits") {
+  omp_set_num_threads(1);
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
+    for (bool grads : {false, true}) {
+      INFO(to_string(arch) << (grads ? ", with gradients" : ", forward only"));
+      const ModelConfig cfg = recurrent_config(arch);
+      const int B = 8, T = 12, n = B * T;
+      std::vector<int32_t> tokens(n), targets(n);
+      for (int i = 0; i < n; ++i) tokens[i] = targets[i] = (i * 5 + 1) % cfg.vocab;
+      {  // the same shapes once, so that sgemm's per-thread packing buffer has its size
+        Model warm(cfg);
+        warm.forward_backward(tokens.data(), targets.data(), B, T, true);
+      }
+      Model m(cfg);
+      m.init(1);
+      g_bytes = 0;
+      g_counting = true;
+      m.forward_backward(tokens.data(), targets.data(), B, T, grads);
+      g_counting = false;
+      // the model's own buffers: logits and their gradient (N·V each) and the losses (N)
+      const long own = static_cast<long>(sizeof(float)) * (2L * n * cfg.vocab + n);
+      CHECK(g_bytes.load() - own == recurrent_workspace_bytes(cfg, B, T, grads));
+    }
 }
