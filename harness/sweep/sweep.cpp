@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -182,6 +183,24 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
       std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
       if (!r->grid.empty()) std::cout << "  " << r->grid;
       std::cout << (finished(run_file(runs_dir, *r)) ? "  [done]" : "") << "\n";
+    }
+    // recurrent.md: per model entry (and arch), the inherited keys that do not apply and were dropped
+    std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
+    for (const RunSpec* r : mine) {
+      if (r->dropped.empty()) continue;
+      const std::string who = "model entry '" + r->model_name + "' (arch " + model::to_string(r->model.arch) + ")";
+      auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
+      if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
+      for (const auto& k : r->dropped)
+        if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) it->second.push_back(k);
+    }
+    if (!dropped.empty()) {
+      std::cout << "dropped keys (inherited, not applying to the entry's arch; not in its resolved config):\n";
+      for (const auto& [who, keys] : dropped) {
+        std::cout << "  " << who << ":";
+        for (size_t i = 0; i < keys.size(); ++i) std::cout << (i ? ", " : " ") << keys[i];
+        std::cout << "\n";
+      }
     }
     return 0;
   }
