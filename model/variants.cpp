@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/buffers.hpp"
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "model/lime.hpp"
 

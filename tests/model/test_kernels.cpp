@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "tests/model/kernel_test_util.hpp"
 

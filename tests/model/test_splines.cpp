@@ -15,6 +15,7 @@
 
 #include "helpers.hpp"
 #include "model/checkpoint.hpp"
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "model/model.hpp"
 #include "model/optim.hpp"
