@@ -65,24 +65,24 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-int parse_int(const std::string& key, const std::string& text) {
+// The text of a YAML scalar read as V; a ModelError naming the key and what was `expected` otherwise.
+template <typename V>
+V parse_scalar(const std::string& key, const std::string& text, const char* expected) {
   const std::string t = trim(text);
   try {
     YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<int>();
+    if (n.IsScalar()) return n.as<V>();
   } catch (const YAML::Exception&) {
   }
-  fail(key, "expected an integer, got '" + t + "'");
+  fail(key, std::string("expected ") + expected + ", got '" + t + "'");
 }
 
+int parse_int(const std::string& key, const std::string& text) { return parse_scalar<int>(key, text, "an integer"); }
+bool parse_bool(const std::string& key, const std::string& text) {
+  return parse_scalar<bool>(key, text, "true or false");
+}
 double parse_real(const std::string& key, const std::string& text) {
-  const std::string t = trim(text);
-  try {
-    YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<double>();
-  } catch (const YAML::Exception&) {
-  }
-  fail(key, "expected a number, got '" + t + "'");
+  return parse_scalar<double>(key, text, "a number");
 }
 
 // The shortest text that reads back as the same double.
@@ -226,6 +226,10 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
           return v;
         },
         [](const std::string& v) { return v; }));
+    // Added after runs were recorded: written only when false, so that every causal config keeps its text.
+    ModelField causal = field("causal", [](auto& c) -> auto& { return c.causal; }, parse_bool, [](bool v) { return v; });
+    causal.omit = [](const ModelConfig& c) { return c.causal; };
+    t.push_back(causal);
     add_spline_fields(t, "mlp_spline", &ModelConfig::mlp_spline, &ModelConfig::mlp_init);
     add_spline_fields(t, "attn_spline", &ModelConfig::attn_spline, &ModelConfig::attn_init);
     return t;

@@ -62,6 +62,9 @@ struct ModelConfig {
   Attention attention = Attention::Softmax;
   Lime lime = Lime::None;
   std::string lime_init = "uniform";  // uniform | identity: the routers' init under `lime: static`
+  // false: the bidirectional transformer (chomsky.md §7.3): every position attends to every
+  // position of its own example, padding keys masked. Written into the YAML only when false.
+  bool causal = true;
   SplineConfig mlp_spline;   // used by `activation: spline`
   SplineConfig attn_spline;  // used by `attention: spline-score | spline-kernel`
 

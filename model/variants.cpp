@@ -150,12 +150,12 @@ class SoftmaxAttention final : public AttentionKernel<S> {
   explicit SoftmaxAttention(const ModelConfig& cfg)
       : C_(cfg.d_model), H_(cfg.heads), slopes_(alibi_slopes<S>(cfg)) {}
   void reserve(int, int) override {}
-  void forward(S* out, S* att, const S* qkv, const S*, int, int B, int T) override {
-    attention_forward(out, att, qkv, data_or_null(slopes_), B, T, C_, H_);
+  void forward(S* out, S* att, const S* qkv, const S*, const AttentionKeys& keys, int, int B, int T) override {
+    attention_forward(out, att, qkv, keys, ScoreTerms<S>{data_or_null(slopes_)}, B, T, C_, H_);
   }
-  void backward(S* dqkv, S*, S* scratch, const S* dout, const S* qkv, const S* att, const S*, int, int B,
-                int T) override {
-    attention_backward(dqkv, scratch, dout, qkv, att, B, T, C_, H_);
+  void backward(S* dqkv, S*, S* scratch, const S* dout, const S* qkv, const S* att, const S*,
+                const AttentionKeys& keys, int, int B, int T) override {
+    attention_backward(dqkv, scratch, dout, qkv, att, keys, B, T, C_, H_);
   }
 
  private:
@@ -175,14 +175,16 @@ class SplineScoreAttention final : public AttentionKernel<S> {
     grow(scores_, L_ * pairs(B) * T * T);
     grow(norm_, L_ * pairs(B) * T);
   }
-  void forward(S* out, S* att, const S* qkv, const S* params, int l, int B, int T) override {
-    spline_score_attention_forward(out, att, scores(l, B, T), norm(l, B, T), qkv, data_or_null(slopes_),
-                                   spline_.values(params, l), spline_.shape, B, T, C_, H_);
+  void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+               int T) override {
+    spline_score_attention_forward(out, att, scores(l, B, T), norm(l, B, T), qkv, keys,
+                                   ScoreTerms<S>{data_or_null(slopes_)}, spline_.values(params, l), spline_.shape, B,
+                                   T, C_, H_);
   }
-  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params, int l,
-                int B, int T) override {
+  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
+                const AttentionKeys& keys, int l, int B, int T) override {
     spline_score_attention_backward(dqkv, spline_.values(grads, l), scratch, dout, qkv, att, scores(l, B, T),
-                                    norm(l, B, T), spline_.values(params, l), spline_.shape, B, T, C_, H_);
+                                    norm(l, B, T), keys, spline_.values(params, l), spline_.shape, B, T, C_, H_);
   }
 
  private:
@@ -209,15 +211,16 @@ class SplineKernelAttention final : public AttentionKernel<S> {
     grow(qk_, N * 2 * C_);
     grow(dphi_, N * 2 * C_);
   }
-  void forward(S* out, S* att, const S* qkv, const S* params, int l, int B, int T) override {
-    spline_kernel_attention_forward(out, att, norm(l, B, T), phi(l, B, T), qkv, spline_.values(params, l),
+  void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+               int T) override {
+    spline_kernel_attention_forward(out, att, norm(l, B, T), phi(l, B, T), qkv, keys, spline_.values(params, l),
                                     spline_.shape, B, T, C_, H_);
   }
-  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params, int l,
-                int B, int T) override {
+  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
+                const AttentionKeys& keys, int l, int B, int T) override {
     spline_kernel_attention_backward(dqkv, spline_.values(grads, l), scratch, qk_.data(), dphi_.data(), dout, qkv,
-                                     att, norm(l, B, T), phi(l, B, T), spline_.values(params, l), spline_.shape, B,
-                                     T, C_, H_);
+                                     att, norm(l, B, T), phi(l, B, T), keys, spline_.values(params, l),
+                                     spline_.shape, B, T, C_, H_);
   }
 
  private:
