@@ -151,13 +151,159 @@ void score_row(S* s, int i, int end, S scale, const S* slope, bool causal) {
     for (int j = 0; j < end; ++j) s[j] += *slope * (S(j < i ? 0.5 : 0.0) - S(std::abs(i - j)));
 }
 
+// Transformer-XL's terms for one (example, head) pair under relative positions: its queries with
+// u_h and v_h added (Qu, Qv: T×hs), and the position scores Bp (T×M) = Qv·Phᵀ, Bp[i, c] =
+// (q_i + v_h)·p_{r,h} for the distances r = rmin + c ∈ [rmin, T−1] its queries see (rmin = 0
+// causal, −(nk−1) otherwise), Ph (M×hs) head h's columns of those rows of rel_pos. In this
+// thread's part of terms.rel_scratch.
+template <typename S>
+class RelativePair {
+ public:
+  template <typename MQ>
+  RelativePair(const ScoreTerms<S>& terms, const MQ& Q, int h, int T, int C, bool causal, int nk)
+      : T_(T),
+        hs_(static_cast<int>(Q.cols())),
+        rmin_(causal ? 0 : -(nk - 1)),
+        M_(T - rmin_),
+        scratch_(terms.rel_scratch + omp_get_thread_num() * relative_scratch_size(T, hs_)),
+        Qu(scratch_, T, hs_),
+        Qv(scratch_ + T * hs_, T, hs_),
+        dQv_(scratch_ + 2 * T * hs_, T, hs_),
+        Bp_(scratch_ + 3 * T * hs_, T, M_),
+        Ph_(terms.rel_pos + static_cast<int64_t>(rmin_ + T - 1) * C + h * hs_, M_, hs_, Eigen::OuterStride<>(C)) {
+    const S *u = terms.rel_u + h * hs_, *v = terms.rel_v + h * hs_;
+    for (int i = 0; i < T; ++i)
+      for (int e = 0; e < hs_; ++e) Qu(i, e) = Q(i, e) + u[e], Qv(i, e) = Q(i, e) + v[e];
+  }
+
+  // Bp = Qv·Phᵀ, then for row i of the raw scores (the keys j < end): s[j] += Bp[i, i − j − rmin].
+  void position_scores() { product_abt(Bp_, Qv, Ph_); }
+  void add_row(S* s, int i, int end) const {
+    const S* bp = Bp_.data() + static_cast<int64_t>(i) * M_ + i - rmin_;
+    for (int j = 0; j < end; ++j) s[j] += bp[-j];
+  }
+
+  // The backward of the position term and of u, v, with dQ = dS·K (the content part, from Qu)
+  // on entry and dS (T×T, zero past the keys each row reads): this pair's du = Σ_i dQ_i,
+  // dBp[i, i − j − rmin] = dS_ij, dQv = dBp·Ph, its dv = Σ_i dQv_i, dQ += dQv, and its rows of
+  // dpos (2T−1)×hs: dBpᵀ·Qv at r + T − 1 for r ≥ rmin, zero below.
+  template <typename MdQ, typename MdS>
+  void backward(MdQ& dQ, const MdS& dS, const AttentionKeys& keys, int b, S* du, S* dv, S* dpos) {
+    column_sums(du, dQ);
+    Bp_.setZero();  // now dBp
+    for (int i = 0; i < T_; ++i) {
+      const S* d = dS.data() + static_cast<int64_t>(i) * T_;
+      S* bp = Bp_.data() + static_cast<int64_t>(i) * M_ + i - rmin_;
+      for (int j = 0, end = keys.end(b, i, T_); j < end; ++j) bp[-j] = d[j];
+    }
+    product_ab(dQv_, Bp_, Ph_);
+    column_sums(dv, dQv_);
+    dQ += dQv_;
+    const int first = rmin_ + T_ - 1;
+    std::fill(dpos, dpos + static_cast<int64_t>(first) * hs_, S(0));
+    MapR<S> dP(dpos + static_cast<int64_t>(first) * hs_, M_, hs_);
+    product_atb(dP, Bp_, Qv);
+  }
+
+ private:
+  template <typename M>
+  void column_sums(S* out, const M& X) const {
+    for (int e = 0; e < hs_; ++e) {
+      S sum = 0;
+      for (int i = 0; i < T_; ++i) sum += X(i, e);
+      out[e] = sum;
+    }
+  }
+  int T_, hs_, rmin_, M_;
+  S* scratch_;
+
+ public:
+  MapR<S> Qu, Qv;
+
+ private:
+  MapR<S> dQv_, Bp_;
+  StridedRC<S> Ph_;
+};
+
+// One pair's scores into Sc (T×T) for the keys each row reads — (q_i [+ u_h])·k_j
+// [+ (q_i + v_h)·p_{i−j,h}], scaled, ALiBi's term — what is left past them is unspecified.
+template <typename S, typename MQ, typename MK>
+void pair_scored(MapR<S>& Sc, const MQ& Q, const MK& K, const AttentionKeys& keys, const ScoreTerms<S>& terms, int b,
+                 int h, int T, int C) {
+  const S scale = S(1) / std::sqrt(S(Q.cols()));
+  const int nk = keys.count(b, T);
+  const S* slope = terms.alibi_slopes ? terms.alibi_slopes + h : nullptr;
+  if (!terms.relative()) {
+    pair_scores(Sc, Q, K, keys.causal, nk);
+    for (int i = 0; i < T; ++i)
+      score_row(Sc.data() + static_cast<int64_t>(i) * T, i, keys.end(b, i, T), scale, slope, keys.causal);
+    return;
+  }
+  RelativePair<S> rp(terms, Q, h, T, C, keys.causal, nk);
+  pair_scores(Sc, rp.Qu, K, keys.causal, nk);
+  rp.position_scores();
+  for (int i = 0; i < T; ++i) {
+    S* s = Sc.data() + static_cast<int64_t>(i) * T;
+    const int end = keys.end(b, i, T);
+    rp.add_row(s, i, end);
+    score_row(s, i, end, scale, slope, keys.causal);
+  }
+}
+
+// The backward of pair_scored from dS (T×T: ∂loss/∂s times 1/√hs, zero past the keys each row
+// reads): dQ, dK (overwritten); under relative positions this pair's shares of du, dv, dpos
+// (drel.partial; reduce_relative sums them).
+template <typename S, typename MdQ, typename MdK, typename MdS, typename MQ, typename MK>
+void pair_scored_backward(MdQ& dQ, MdK& dK, const MdS& dS, const MQ& Q, const MK& K, const AttentionKeys& keys,
+                          const ScoreTerms<S>& terms, const RelativeGrads<S>& drel, int b, int h, int B, int T, int C,
+                          int H) {
+  const int nk = keys.count(b, T);
+  if (!terms.relative()) return pair_scores_backward(dQ, dK, dS, Q, K, keys.causal, nk);
+  RelativePair<S> rp(terms, Q, h, T, C, keys.causal, nk);
+  pair_scores_backward(dQ, dK, dS, rp.Qu, K, keys.causal, nk);
+  const int hs = C / H;
+  const int64_t bh = static_cast<int64_t>(b) * H + h, pairs = static_cast<int64_t>(B) * H;
+  S* du = drel.partial + bh * hs;
+  S* dv = du + pairs * hs;
+  S* dpos = drel.partial + 2 * pairs * hs + bh * (2 * T - 1) * hs;
+  rp.backward(dQ, dS, keys, b, du, dv, dpos);
+}
+
+// du, dv (H,hs) += the pairs' shares summed over the examples in order; dpos (2T−1,C) = likewise.
+template <typename S>
+void reduce_relative(const RelativeGrads<S>& drel, int B, int T, int C, int H) {
+  const int hs = C / H, R = 2 * T - 1;
+  const int64_t pairs = static_cast<int64_t>(B) * H;
+  const S *pu = drel.partial, *pv = pu + pairs * hs, *pp = pv + pairs * hs;
+  for (int h = 0; h < H; ++h)
+    for (int e = 0; e < hs; ++e) {
+      S su = 0, sv = 0;
+      for (int b = 0; b < B; ++b) su += pu[(b * H + h) * hs + e], sv += pv[(b * H + h) * hs + e];
+      drel.du[h * hs + e] += su;
+      drel.dv[h * hs + e] += sv;
+    }
+  for (int r = 0; r < R; ++r)
+    for (int h = 0; h < H; ++h)
+      for (int e = 0; e < hs; ++e) {
+        S sum = 0;
+        for (int b = 0; b < B; ++b) sum += pp[((static_cast<int64_t>(b) * H + h) * R + r) * hs + e];
+        drel.dpos[static_cast<int64_t>(r) * C + h * hs + e] = sum;
+      }
+}
+
 }  // namespace
+
+int64_t relative_scratch_size(int T, int hs) {
+  return 3 * static_cast<int64_t>(T) * hs + static_cast<int64_t>(T) * (2 * T - 1);
+}
+int64_t relative_partial_size(int B, int T, int C) {
+  return static_cast<int64_t>(B) * (2 * C + static_cast<int64_t>(2 * T - 1) * C);
+}
 
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, const ScoreTerms<S>& terms, int B,
                        int T, int C, int H) {
   const int hs = C / H;
-  const S scale = S(1) / std::sqrt(S(hs));
   const Eigen::OuterStride<> s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
   parallel_for(B * H, parallel, [&](int pair) {
@@ -165,12 +311,10 @@ void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, 
     const S* base = qkv + static_cast<int64_t>(b) * T * 3 * C + h * hs;
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
-    pair_scores(P, Q, K, keys.causal, nk);
-    const S* slope = terms.alibi_slopes ? terms.alibi_slopes + h : nullptr;
+    pair_scored(P, Q, K, keys, terms, b, h, T, C);
     for (int i = 0; i < T; ++i) {
       S* p = P.data() + static_cast<int64_t>(i) * T;
       const int end = keys.end(b, i, T);
-      score_row(p, i, end, scale, slope, keys.causal);
       S mx = p[0];
       for (int j = 1; j < end; ++j) mx = std::max(mx, p[j]);
       for (int j = 0; j < end; ++j) p[j] = exp_nonpositive_(p[j] - mx);
@@ -186,8 +330,8 @@ void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, 
 }
 
 template <typename S>
-void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S* att, const AttentionKeys& keys,
-                        int B, int T, int C, int H) {
+void attention_backward(S* dqkv, const RelativeGrads<S>& drel, S* scratch, const S* dout, const S* qkv, const S* att,
+                        const AttentionKeys& keys, const ScoreTerms<S>& terms, int B, int T, int C, int H) {
   const int hs = C / H;
   const S scale = S(1) / std::sqrt(S(hs));
   const Eigen::OuterStride<> s3(3 * C), s1(C);
@@ -202,7 +346,7 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
     MapR<S> dP(scratch + static_cast<int64_t>(omp_get_thread_num()) * T * T, T, T);
     // out = P·V: dV = Pᵀ·dO, dP = dO·Vᵀ (on the keys read).
     pair_mix_backward(dV, dP, P, dO, V, keys.causal, nk);
-    // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·q·k (+ ALiBi's term).
+    // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·(q·k …) (pair_scored).
     for (int i = 0; i < T; ++i) {
       const S* p = P.data() + static_cast<int64_t>(i) * T;
       S* d = dP.data() + static_cast<int64_t>(i) * T;
@@ -212,8 +356,9 @@ void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const 
       for (int j = 0; j < end; ++j) d[j] = p[j] * (d[j] - dot) * scale;
       for (int j = end; j < T; ++j) d[j] = 0;
     }
-    pair_scores_backward(dQ, dK, dP, Q, K, keys.causal, nk);
+    pair_scored_backward(dQ, dK, dP, Q, K, keys, terms, drel, b, h, B, T, C, H);
   });
+  if (terms.relative()) reduce_relative(drel, B, T, C, H);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,7 +402,6 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
                                     const ScoreTerms<S>& terms, const S* values, const SplineShape& sp, int B, int T,
                                     int C, int H) {
   const int hs = C / H;
-  const S scale = S(1) / std::sqrt(S(hs));
   const SplineGrid<S> g(sp);
   const Eigen::OuterStride<> s3(3 * C), s1(C);
   const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
@@ -268,13 +412,11 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> Sc(scores + bh * T * T, T, T);
     MapR<S> P(att + bh * T * T, T, T);
-    pair_scores(Sc, Q, K, keys.causal, nk);
-    const S* slope = terms.alibi_slopes ? terms.alibi_slopes + h : nullptr;
+    pair_scored(Sc, Q, K, keys, terms, b, h, T, C);
     for (int i = 0; i < T; ++i) {
       S* s = Sc.data() + static_cast<int64_t>(i) * T;
       S* p = P.data() + static_cast<int64_t>(i) * T;
       const int end = keys.end(b, i, T);
-      score_row(s, i, end, scale, slope, keys.causal);
       for (int j = end; j < T; ++j) s[j] = 0;
       for (int j = 0; j < end; ++j) p[j] = g.value(values, g.at(s[j]));
       norm[bh * T + i] = normalise_abs_row(p, end, T);
@@ -285,8 +427,9 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
 }
 
 template <typename S>
-void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* dout, const S* qkv, const S* att,
-                                     const S* scores, const S* norm, const AttentionKeys& keys, const S* values,
+void spline_score_attention_backward(S* dqkv, S* dvalues, const RelativeGrads<S>& drel, S* scratch, const S* dout,
+                                     const S* qkv, const S* att, const S* scores, const S* norm,
+                                     const AttentionKeys& keys, const ScoreTerms<S>& terms, const S* values,
                                      const SplineShape& sp, int B, int T, int C, int H) {
   const int hs = C / H, Kp = sp.keypoints;
   const S scale = S(1) / std::sqrt(S(hs));
@@ -312,7 +455,7 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
       S* d = dP.data() + static_cast<int64_t>(i) * T;
       const int end = keys.end(b, i, T);
       normalise_abs_row_backward(d, p, norm[bh * T + i], end, T);  // d = dφ
-      // φ_ij = φ(s_ij): dθ += dφ·∂φ/∂θ; ds = dφ·φ'(s); s = scale·q·k (+ bias).
+      // φ_ij = φ(s_ij): dθ += dφ·∂φ/∂θ; ds = dφ·φ'(s); s = scale·(q·k …) (pair_scored).
       for (int j = 0; j < end; ++j) {
         const SplineAt<S> a = g.at(s[j]);
         pk[a.k] += static_cast<double>(d[j] * (S(1) - a.t));
@@ -320,9 +463,10 @@ void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* d
         d[j] = d[j] * g.slope(values, a) * scale;
       }
     }
-    pair_scores_backward(dQ, dK, dP, Q, K, keys.causal, nk);
+    pair_scored_backward(dQ, dK, dP, Q, K, keys, terms, drel, b, h, B, T, C, H);
   });
   add_partials(dvalues, partial, static_cast<int64_t>(B) * H, Kp);
+  if (terms.relative()) reduce_relative(drel, B, T, C, H);
 }
 
 namespace {
@@ -398,13 +542,14 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
 #define SRBENCH_INSTANTIATE(S)                                                                                    \
   template void attention_forward<S>(S*, S*, const S*, const AttentionKeys&, const ScoreTerms<S>&, int, int, int, \
                                      int);                                                                       \
-  template void attention_backward<S>(S*, S*, const S*, const S*, const S*, const AttentionKeys&, int, int, int,  \
-                                      int);                                                                      \
+  template void attention_backward<S>(S*, const RelativeGrads<S>&, S*, const S*, const S*, const S*,             \
+                                      const AttentionKeys&, const ScoreTerms<S>&, int, int, int, int);           \
   template void spline_score_attention_forward<S>(S*, S*, S*, S*, const S*, const AttentionKeys&,                \
                                                   const ScoreTerms<S>&, const S*, const SplineShape&, int, int,  \
                                                   int, int);                                                     \
-  template void spline_score_attention_backward<S>(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, \
-                                                   const AttentionKeys&, const S*, const SplineShape&, int, int, \
+  template void spline_score_attention_backward<S>(S*, S*, const RelativeGrads<S>&, S*, const S*, const S*,     \
+                                                   const S*, const S*, const S*, const AttentionKeys&,           \
+                                                   const ScoreTerms<S>&, const S*, const SplineShape&, int, int, \
                                                    int, int);                                                    \
   template void spline_kernel_attention_forward<S>(S*, S*, S*, S*, const S*, const AttentionKeys&, const S*,     \
                                                    const SplineShape&, int, int, int, int);                      \

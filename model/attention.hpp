@@ -30,20 +30,43 @@ struct AttentionKeys {
 // The terms of the scores besides q_i·k_j/√hs, all optional (nullptr: absent).
 // - ALiBi, slopes s_h (H): causal, s_ij −= s_h·(i−j); otherwise s_ij += s_h·(−|i−j| + ½·[j < i])
 //   (symmetric, the ½ breaking the tie between left and right; chomsky.md §7.3).
+// - Transformer-XL's relative positions (chomsky.md §7.3, `relative`), r = i − j in both settings:
+//   s_ij = [(q_i + u_h)·k_j + (q_i + v_h)·p_{i−j,h}] / √hs, with u, v (H,hs) and rel_pos (2T−1,C)
+//   holding p_r = W_R·R_r in row r + T − 1 for r = −(T−1) … T−1 (head h: columns h·hs …).
+//   rel_scratch: relative_scratch_size(T, hs) values per OpenMP thread (omp_get_max_threads()).
 template <typename S>
 struct ScoreTerms {
   const S* alibi_slopes = nullptr;
+  const S* rel_u = nullptr;
+  const S* rel_v = nullptr;
+  const S* rel_pos = nullptr;
+  S* rel_scratch = nullptr;
+  bool relative() const { return rel_pos != nullptr; }
 };
+int64_t relative_scratch_size(int T, int hs);
+
+// The gradients of the relative terms, for a backward pass under relative positions: du, dv
+// (H,hs) are added into; dpos (2T−1,C) is overwritten with ∂loss/∂rel_pos; partial holds
+// relative_partial_size(B, T, C) values (each pair's share, summed over the examples in order).
+// Unused (all nullptr) without relative positions.
+template <typename S>
+struct RelativeGrads {
+  S* du = nullptr;
+  S* dv = nullptr;
+  S* dpos = nullptr;
+  S* partial = nullptr;
+};
+int64_t relative_partial_size(int B, int T, int C);
 
 // Softmax attention: α_ij = softmax over the keys j that query i reads of s_ij.
 template <typename S>
 void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, const ScoreTerms<S>& terms, int B,
                        int T, int C, int H);
-// dqkv (N,3C) = gradient (overwritten); scratch holds T·T values per OpenMP thread
-// (omp_get_max_threads()).
+// dqkv (N,3C) = gradient (overwritten); drel as RelativeGrads says; scratch holds T·T values
+// per OpenMP thread (omp_get_max_threads()); keys and terms as in the forward pass.
 template <typename S>
-void attention_backward(S* dqkv, S* scratch, const S* dout, const S* qkv, const S* att, const AttentionKeys& keys,
-                        int B, int T, int C, int H);
+void attention_backward(S* dqkv, const RelativeGrads<S>& drel, S* scratch, const S* dout, const S* qkv, const S* att,
+                        const AttentionKeys& keys, const ScoreTerms<S>& terms, int B, int T, int C, int H);
 
 // Spline-score attention: α_ij = φ(s_ij) / (Σ_j' |φ(s_ij')| + 1e-6) over the keys query i reads.
 // Like attention_forward, plus: scores (B,H,T,T) saves s (0 for the keys not read), norm (B,H,T)
@@ -53,16 +76,17 @@ void spline_score_attention_forward(S* out, S* att, S* scores, S* norm, const S*
                                     const ScoreTerms<S>& terms, const S* values, const SplineShape& sp, int B, int T,
                                     int C, int H);
 // dqkv (N,3C) overwritten; dvalues (K) += the spline values' gradient (per (example, head) pair,
-// then the pairs in order); scratch as attention_backward.
+// then the pairs in order); drel, scratch, keys, terms as attention_backward.
 template <typename S>
-void spline_score_attention_backward(S* dqkv, S* dvalues, S* scratch, const S* dout, const S* qkv, const S* att,
-                                     const S* scores, const S* norm, const AttentionKeys& keys, const S* values,
+void spline_score_attention_backward(S* dqkv, S* dvalues, const RelativeGrads<S>& drel, S* scratch, const S* dout,
+                                     const S* qkv, const S* att, const S* scores, const S* norm,
+                                     const AttentionKeys& keys, const ScoreTerms<S>& terms, const S* values,
                                      const SplineShape& sp, int B, int T, int C, int H);
 
 // Spline-kernel attention: phi (N,2C) = φ of the q | k columns of qkv (after RoPE, no scaling);
 // K_ij = φ(q_i)·φ(k_j) per head, α_ij = K_ij / (Σ_j' |K_ij'| + 1e-6) over the keys query i reads.
-// att, norm as above. phi is an output (saved for backward). No score terms: ALiBi is not
-// defined for the kernel form.
+// att, norm as above. phi is an output (saved for backward). No score terms: ALiBi and relative
+// positions are not defined for the kernel form.
 template <typename S>
 void spline_kernel_attention_forward(S* out, S* att, S* norm, S* phi, const S* qkv, const AttentionKeys& keys,
                                      const S* values, const SplineShape& sp, int B, int T, int C, int H);

@@ -17,6 +17,7 @@ const char* to_string(Position p) {
     case Position::Rope: return "rope";
     case Position::Alibi: return "alibi";
     case Position::None: return "none";
+    case Position::Relative: return "relative";
   }
   return "?";
 }
@@ -211,7 +212,8 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     t.push_back(size_field("mlp_ratio", &ModelConfig::mlp_ratio));
     t.push_back(size_field("max_len", &ModelConfig::max_len));
     t.push_back(choice_field("position", &ModelConfig::position,
-                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None}));
+                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
+                              Position::Relative}));
     t.push_back(choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms}));
     t.push_back(choice_field("activation", &ModelConfig::activation,
                              {Activation::Gelu, Activation::Relu, Activation::Spline}));
@@ -314,11 +316,12 @@ void ModelConfig::validate() const {
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (position == Position::Rope && head_size() % 2 != 0)
     fail("position", "rope needs an even head size d_model/heads, got " + std::to_string(head_size()));
-  if (position == Position::Sinusoidal && d_model % 2 != 0)
-    fail("position", "sinusoidal needs an even d_model, got " + std::to_string(d_model));
-  if (position == Position::Alibi && attention == Attention::SplineKernel)
-    fail("position", "alibi is not defined for model.attention: spline-kernel (the kernel form has no scores to "
-                     "bias); use position rope, learned, sinusoidal or none, or attention softmax / spline-score");
+  if ((position == Position::Sinusoidal || position == Position::Relative) && d_model % 2 != 0)
+    fail("position", std::string(to_string(position)) + " needs an even d_model, got " + std::to_string(d_model));
+  if ((position == Position::Alibi || position == Position::Relative) && attention == Attention::SplineKernel)
+    fail("position", std::string(to_string(position)) + " is not defined for model.attention: spline-kernel (the "
+                     "kernel form has no scores to bias); use position rope, learned, sinusoidal or none, or "
+                     "attention softmax / spline-score");
 }
 
 }  // namespace srbench::model

@@ -18,7 +18,7 @@ class Node;
 
 namespace srbench::model {
 
-enum class Position { Learned, Sinusoidal, Rope, Alibi, None };
+enum class Position { Learned, Sinusoidal, Rope, Alibi, None, Relative };
 enum class Norm { Layer, Rms };
 enum class Activation { Gelu, Relu, Spline };
 enum class Attention { Softmax, SplineScore, SplineKernel };
@@ -96,8 +96,8 @@ struct ModelConfig {
   static ModelConfig from_yaml(const std::string& text);
 
   // Throws ModelError naming the offending key: vocab not set, sizes < 1, d_model not divisible
-  // by heads, odd head size under rope, odd d_model under sinusoidal, spline keypoints < 2 or
-  // range not > 0, alibi with spline-kernel attention.
+  // by heads, odd head size under rope, odd d_model under sinusoidal or relative, spline
+  // keypoints < 2 or range not > 0, alibi or relative with spline-kernel attention.
   void validate() const;
 
   // Every scalar key set() accepts, in the order to_yaml() writes them; spline settings dotted

@@ -6,8 +6,9 @@
 //   QkvTransform     LIMe's key/value mixing, RoPE's rotation         (lime: static, position: rope):
 //                    stages applied in place to a block's qkv, in that order
 //   AttentionKernel  softmax | spline-score | spline-kernel           (attention:), with ALiBi's
-//                    score bias under `position: alibi`; causal, or every key of the example's
-//                    own length (`causal: false`)
+//                    score bias under `position: alibi` or Transformer-XL's terms under
+//                    `relative` (relative.hpp); causal, or every key of the example's own
+//                    length (`causal: false`)
 // A variant with parameters of its own (spline values, LIMe routers) finds their offsets in the
 // layout when it is built and reads them from the flat buffers it is handed (params; gradients
 // added into grads). One that saves activations of its own owns them, sized by reserve(B, T, …)

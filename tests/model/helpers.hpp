@@ -155,7 +155,7 @@ Probe probe(model::BasicModel<S>& m, const Batch& batch, size_t i, double h) {
 
 // ---- a plain reference forward pass (double, loops only), straight from model.md ----
 // (and chomsky.md §7.3 for `causal: false`: each query reads every key of its own example,
-// j < the row's length, and ALiBi's term is symmetric)
+// j < the row's length, and ALiBi's term is symmetric; and for `relative` positions)
 struct Reference {
   std::vector<double> logits;  // (B,T,V)
   double loss = 0;
@@ -257,6 +257,18 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
                 x1 = a0 * std::sin(ang) + a1 * std::cos(ang);
               }
       }
+      // relative (chomsky.md §7.3): p_r = W_R·R_r, R_r = [sin(r ω_k) | cos(r ω_k)], ω_k = 10000^(−2k/d)
+      std::vector<double> rel_u, rel_v, rel_w;
+      if (c.position == Position::Relative)
+        rel_u = P(pre + "attn.rel.u"), rel_v = P(pre + "attn.rel.v"), rel_w = P(pre + "attn.rel.proj.weight");
+      auto rel_p = [&](int r, int f) {  // feature f of W_R·R_r
+        double s = 0;
+        for (int g = 0; g < d; ++g) {
+          const double w = std::pow(10000.0, -2.0 * (g % (d / 2)) / d);
+          s += rel_w[static_cast<size_t>(f) * d + g] * (g < d / 2 ? std::sin(r * w) : std::cos(r * w));
+        }
+        return s;
+      };
       std::vector<std::vector<double>> y(T, std::vector<double>(d, 0.0));
       const int length = batch.lengths.empty() ? T : batch.lengths[static_cast<size_t>(b)];
       for (int hh = 0; hh < H; ++hh) {
@@ -268,6 +280,10 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
           for (int j = 0; j < end; ++j) {
             double dot = 0;
             for (int e = 0; e < hs; ++e) dot += q[i][hh * hs + e] * k[j][hh * hs + e];
+            if (c.position == Position::Relative)
+              for (int e = 0; e < hs; ++e)
+                dot += rel_u[hh * hs + e] * k[j][hh * hs + e] +
+                       (q[i][hh * hs + e] + rel_v[hh * hs + e]) * rel_p(i - j, hh * hs + e);
             s[j] = dot / std::sqrt(static_cast<double>(hs));
             if (c.position == Position::Alibi)
               s[j] += c.causal ? -slope * (i - j) : slope * (-std::abs(i - j) + (j < i ? 0.5 : 0.0));

@@ -23,8 +23,8 @@ using srbench::test::Batch;
 
 namespace {
 
-const std::vector<Position> kPositions = {Position::None, Position::Learned, Position::Sinusoidal, Position::Rope,
-                                          Position::Alibi};
+const std::vector<Position> kPositions = {Position::None,     Position::Learned, Position::Sinusoidal,
+                                          Position::Rope,     Position::Alibi,   Position::Relative};
 
 // A variant beyond position and norm: the attention kind, or LIMe.
 struct Variant {
@@ -45,8 +45,9 @@ ModelConfig bidirectional(Position pos, Norm norm = Norm::Layer, const Variant& 
   for (SplineConfig* sc : {&c.mlp_spline, &c.attn_spline}) sc->keypoints = 9, sc->range = 2.0;
   return c;
 }
-bool defined(const ModelConfig& c) {  // alibi has no scores to bias under spline-kernel attention
-  return !(c.position == Position::Alibi && c.attention == Attention::SplineKernel);
+bool defined(const ModelConfig& c) {  // alibi and relative: no scores to bias under spline-kernel attention
+  return !((c.position == Position::Alibi || c.position == Position::Relative) &&
+           c.attention == Attention::SplineKernel);
 }
 
 std::string label(const ModelConfig& c) {
@@ -63,10 +64,20 @@ auto key_bias_zero(const ModelConfig& c) {
   };
 }
 
+// Random parameters and smooth splines. Under spline-score attention the query and key weights
+// are half as large and relative's u, v and W_R a third, so that the scores stay mostly inside
+// the spline's range (past it, constant extrapolation leaves a layer without gradient).
 template <typename S>
 void randomize_all(BasicModel<S>& m, uint64_t seed) {
   srbench::test::randomize(m, seed);
   srbench::test::randomize_splines(m, seed + 1);
+  if (m.config().attention != Attention::SplineScore) return;
+  for (const auto& p : m.layout().tensors()) {
+    const bool qk = p.name.find("attn.q.weight") != std::string::npos || p.name.find("attn.k.weight") != std::string::npos;
+    const bool rel = p.name.find("attn.rel.") != std::string::npos;
+    if (!qk && !rel) continue;
+    for (size_t i = 0; i < p.size; ++i) m.params()[p.offset + i] /= rel ? 3 : 2;
+  }
 }
 
 // Example r of a batch alone: its real positions only (B = 1, T = its length).
@@ -258,7 +269,7 @@ std::pair<std::vector<float>, std::vector<float>> train_mixed(const ModelConfig&
 
 TEST_CASE("bidirectional: training is bit-identical with 1 and 2 threads") {
   for (const Variant& v : kVariants)
-    for (auto pos : {Position::Learned, Position::Rope, Position::Alibi}) {
+    for (auto pos : {Position::Learned, Position::Rope, Position::Alibi, Position::Relative}) {
       ModelConfig cfg;
       cfg.vocab = 11;
       cfg.layers = v.lime ? 3 : 2;

@@ -16,7 +16,7 @@ using srbench::test::Batch;
 namespace {
 
 const std::vector<Position> kPositions = {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi,
-                                          Position::None};
+                                          Position::None, Position::Relative};
 const std::vector<Norm> kNorms = {Norm::Layer, Norm::Rms};
 const std::vector<Activation> kActivations = {Activation::Gelu, Activation::Relu};
 

@@ -66,7 +66,8 @@ TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
       std::vector<float> out(static_cast<size_t>(B) * T * C), att(static_cast<size_t>(B) * H * T * T, 9.0f),
           dqkv(qkv.size(), 9.0f), scratch(static_cast<size_t>(T) * T * omp_get_max_threads());
       attention_forward(out.data(), att.data(), qkv.data(), keys, terms, B, T, C, H);
-      attention_backward(dqkv.data(), scratch.data(), dout.data(), qkv.data(), att.data(), keys, B, T, C, H);
+      attention_backward(dqkv.data(), RelativeGrads<float>{}, scratch.data(), dout.data(), qkv.data(), att.data(), keys,
+                         terms, B, T, C, H);
       std::vector<double> ref_out(out.size(), 0.0), ref_att(att.size(), 0.0), ref_dqkv(dqkv.size(), 0.0);
       auto Q = [&](int b, int t, int part, int d) -> size_t { return (size_t(b) * T + t) * 3 * C + part * C + d; };
       const double scale = 1.0 / std::sqrt(double(hs));
