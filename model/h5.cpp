@@ -488,11 +488,7 @@ std::vector<TableRow> read_table(hid_t loc, const std::string& name, const std::
     size_t p = 0;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (!has[c]) {
-        switch (columns[c].type) {
-          case ColumnType::String: row.emplace_back(std::string()); break;
-          case ColumnType::Int64: row.emplace_back(int64_t{0}); break;
-          case ColumnType::Double: row.emplace_back(std::numeric_limits<double>::quiet_NaN()); break;
-        }
+        row.push_back(columns[c].missing);
         continue;
       }
       const unsigned char* slot = buf.data() + (r * P + p++) * kSlot;

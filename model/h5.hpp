@@ -158,12 +158,13 @@ std::vector<std::string> read_strings(hid_t loc, const std::string& name);  // 1
 // A table as a 1-D dataset of compound rows: columns of strings (variable-length UTF-8), int64
 // or float64, in order.
 enum class ColumnType { String, Int64, Double };
+using Cell = std::variant<std::string, int64_t, double>;  // the column's type
 struct Column {
   std::string name;
   ColumnType type;
-  bool optional = false;  // reading: a column the file lacks reads as NaN, 0 or "" (added later)
+  bool optional = false;  // reading: a column the file lacks (one added later) reads as `missing`
+  Cell missing = {};      // of the column's type
 };
-using Cell = std::variant<std::string, int64_t, double>;  // the column's type
 using TableRow = std::vector<Cell>;                       // one cell per column
 void write_table(hid_t loc, const std::string& name, const std::vector<Column>& columns,
                  const std::vector<TableRow>& rows);

@@ -4,6 +4,8 @@
 // L_out = ⌈n/2⌉ blanks, all scored: ⌊√v⌋ as exactly ⌈n/2⌉ digits, most significant first
 // (leading zeros kept). Vocabulary `0 1 _`. Examples: 1 0 0 1 0 1 _ _ _ (37) → 1 1 0 (6);
 // 0 0 0 0 1 1 1 (7) + 4 blanks → 0 0 1 0 (2).
+#include <cmath>
+
 #include "tasks/binary_operands.hpp"
 #include "tasks/chomsky.hpp"
 #include "tasks/tape.hpp"
@@ -16,6 +18,7 @@ class ComputeSqrtTask : public TapeTask {
  public:
   ComputeSqrtTask() : TapeTask("compute_sqrt") { set_vocabulary({"0", "1"}, {"0", "1"}); }
   int output_length(int input_length) const override { return (input_length + 1) / 2; }
+  double input_space_size(int n) const override { return std::pow(2.0, n) - 1; }  // v in 1..2^n − 1
 
  protected:
   void draw_input(Rng& rng, int n, std::vector<int32_t>& tape) const override {

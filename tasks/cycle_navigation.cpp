@@ -4,6 +4,8 @@
 // starting at 0, one blank scored with c{(Σ moves) mod cycle_length} (least non-negative).
 // Vocabulary `-1 0 +1 _ c0 … c{cycle_length-1}`. Example (cycle_length 5):
 // +1 -1 0 -1 -1 _ → -2 mod 5 → c3.
+#include <cmath>
+
 #include "tasks/chomsky.hpp"
 #include "tasks/tape.hpp"
 
@@ -22,6 +24,7 @@ class CycleNavigationTask : public TapeTask {
 
  protected:
   void draw_input(Rng& rng, int n, std::vector<int32_t>& tape) const override { append_uniform(rng, n, 3, tape); }
+  double input_space_size(int n) const override { return std::pow(3.0, n); }
   void label(std::span<const int32_t> input, std::vector<int32_t>& out) const override {
     int64_t position = 0;
     for (const int32_t action : input) position += action - 1;  // ids 0, 1, 2 move by -1, 0, +1

@@ -5,6 +5,8 @@
 // Example (cells = 3, states): L R R R L → c0 c1 c2 c2 c1.
 #pragma once
 
+#include <cmath>
+
 #include "tasks/automaton.hpp"
 
 namespace srbench::tasks {
@@ -15,6 +17,7 @@ class GridWorldTask : public Task {
   int max_sequence_length(int n) const override { return automaton_max_sequence_length(mode_, n); }
   // State label ids (`c0..c{cells-1}`) after each move (input ids: `L` = 0, `R` = 1).
   std::vector<int32_t> labels(const std::vector<int32_t>& inputs) const;
+  double input_space_size(int n) const override { return p_right_ > 0 && p_right_ < 1 ? std::pow(2.0, n) : 1.0; }
 
  protected:
   void generate(Rng& rng, Stream stream, int n, Example& out) const override;

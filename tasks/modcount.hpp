@@ -5,6 +5,8 @@
 // Example (m = 5, states): a3 a4 a0 a3 → q3 q2 q2 q0.
 #pragma once
 
+#include <cmath>
+
 #include "tasks/automaton.hpp"
 
 namespace srbench::tasks {
@@ -16,6 +18,7 @@ class ModCountTask : public Task {
   int max_sequence_length(int n) const override { return automaton_max_sequence_length(mode_, n); }
   // State label ids (`q0..q{m-1}`) after each input (input ids: `a_v` = v).
   std::vector<int32_t> labels(const std::vector<int32_t>& inputs) const;
+  double input_space_size(int n) const override { return std::pow(static_cast<double>(drawable_.size()), n); }
 
  protected:
   void generate(Rng& rng, Stream stream, int n, Example& out) const override;

@@ -2,6 +2,8 @@
 //
 // Input tape: n uniform bits `0 1`; one blank, scored with c{(number of 1s) mod 2}.
 // Vocabulary `0 1 _ c0 c1`. Example: 1 0 1 1 0 _ → three 1s → c1.
+#include <cmath>
+
 #include "tasks/chomsky.hpp"
 #include "tasks/tape.hpp"
 
@@ -16,6 +18,7 @@ class ParityCheckTask : public TapeTask {
 
  protected:
   void draw_input(Rng& rng, int n, std::vector<int32_t>& tape) const override { append_uniform(rng, n, 2, tape); }
+  double input_space_size(int n) const override { return std::pow(2.0, n); }
   void label(std::span<const int32_t> input, std::vector<int32_t>& out) const override {
     int32_t ones = 0;
     for (const int32_t x : input) ones += x;  // `1` has id 1

@@ -7,6 +7,8 @@
 // Example (S3, states): g1 g2 g0 → [1 0 2] [2 1 0] [2 1 0] → p2 p5 p5.
 #pragma once
 
+#include <cmath>
+
 #include "tasks/automaton.hpp"
 
 namespace srbench::tasks {
@@ -22,6 +24,7 @@ class PermutationTask : public Task {
   int generator_count() const { return generators_; }
   // One-line notation of the element of rank r.
   const std::vector<int>& element(int rank) const { return elements_.at(static_cast<size_t>(rank)); }
+  double input_space_size(int n) const override { return std::pow(static_cast<double>(generators_), n); }
 
  protected:
   void generate(Rng& rng, Stream stream, int n, Example& out) const override;

@@ -5,6 +5,8 @@
 // Example (states): i j j k → +i +k -i +j  (i·j = k, k·j = -i, -i·k = j).
 #pragma once
 
+#include <cmath>
+
 #include <array>
 
 #include "tasks/automaton.hpp"
@@ -17,6 +19,7 @@ class QuaternionTask : public Task {
   int max_sequence_length(int n) const override { return automaton_max_sequence_length(mode_, n); }
   // State label ids after each input (input ids: `1` = 0, `i` = 1, `j` = 2, `k` = 3).
   std::vector<int32_t> labels(const std::vector<int32_t>& inputs) const;
+  double input_space_size(int n) const override { return std::pow(4.0, n); }
 
  protected:
   void generate(Rng& rng, Stream stream, int n, Example& out) const override;

@@ -3,6 +3,8 @@
 // vocabulary `0 … {V-1} _`, output classes `0 … {V-1}`, symbol v has id v.
 #pragma once
 
+#include <cmath>
+
 #include "tasks/tape.hpp"
 
 namespace srbench::tasks {
@@ -13,6 +15,7 @@ class SymbolStringTask : public TapeTask {
     set_vocabulary(number_names(vocab_size), number_names(vocab_size));
   }
   int vocab_size() const { return vocab_size_; }
+  double input_space_size(int n) const override { return std::pow(static_cast<double>(vocab_size_), n); }
 
  protected:
   void draw_input(Rng& rng, int n, std::vector<int32_t>& tape) const override {

@@ -1,5 +1,7 @@
 #include "tasks/task.hpp"
 
+#include <limits>
+
 #include <stdexcept>
 
 namespace srbench::tasks {
@@ -33,6 +35,8 @@ int32_t Vocab::id(std::string_view name) const {
   if (it == ids_.end()) throw std::out_of_range("no token '" + std::string(name) + "' in the vocabulary");
   return it->second;
 }
+
+double Task::input_space_size(int) const { return std::numeric_limits<double>::quiet_NaN(); }
 
 void Task::check_length(int n) const {
   if (n < 1) fail("n", "length " + std::to_string(n) + " is below 1");

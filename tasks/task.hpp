@@ -73,6 +73,9 @@ class Task {
   virtual bool uses_length() const { return true; }
   // True when loss is reported as bits per byte (text).
   virtual bool reports_bits_per_byte() const { return false; }
+  // The number of distinct inputs at problem length n where it is finite and the task knows it
+  // (e.g. 2^n bit strings), as a double (inf when it overflows); NaN where unknown.
+  virtual double input_space_size(int n) const;
 
   // Example `index` of `stream` under `seed` at length n. Throws TaskError for a bad n.
   Example sample(uint64_t seed, Stream stream, uint64_t index, int n) const;

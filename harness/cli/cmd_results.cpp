@@ -205,10 +205,13 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer]: statistics\n"
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer |\n"
+      "--chomsky [--over KEY]]: statistics\n"
       "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
-  bool diagnostics = false, transfer_only = false, lengths = false, errors = false;
+  bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false, fitted = false;
+  std::string over;
+  std::vector<std::string> compare;
   opts.add_options()
       ("help,h", "show this help")
       ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
@@ -220,6 +223,18 @@ int cmd_report(const Args& args) {
       ("lengths", po::bool_switch(&lengths),
        "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
        "lengths beyond training (ood_length_acc), mean and max over seeds")
+      ("chomsky", po::bool_switch(&chomsky),
+       "the Chomsky-hierarchy table: per task (with its level and chance) and model, the max and the mean over "
+       "seeds of ood_token_acc (token accuracy beyond the training lengths)")
+      ("over", po::value(&over),
+       "with --chomsky: also take the max and mean over this grid axis (e.g. train.lr), as the benchmark does over "
+       "learning rates")
+      ("fitted", po::bool_switch(&fitted),
+       "every statistic over the seeds whose id_acc reached train.target_accuracy only (the counts still cover "
+       "all runs): generalisation judged on runs that fitted their training distribution")
+      ("compare", po::value(&compare)->multitoken(),
+       "MODEL_A MODEL_B: the paired difference A - B per task entry, grid point and metric over the seeds both "
+       "have, with a 95% bootstrap interval")
       ("errors", po::bool_switch(&errors),
        "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
        "mean, std, min, median and max over seeds")
@@ -227,8 +242,11 @@ int cmd_report(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
-  if (diagnostics + lengths + errors + transfer_only > 1)
-    throw UsageError("--diagnostics, --lengths, --errors and --transfer exclude each other");
+  if (diagnostics + lengths + errors + transfer_only + chomsky + !compare.empty() > 1)
+    throw UsageError("--diagnostics, --lengths, --errors, --transfer, --chomsky and --compare exclude each other");
+  if (!compare.empty() && compare.size() != 2)
+    throw UsageError("--compare takes two model entries, MODEL_A MODEL_B, got " + std::to_string(compare.size()));
+  if (!over.empty() && !chomsky) throw UsageError("--over goes with --chomsky");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
   SuiteFile suite;
@@ -237,12 +255,34 @@ int cmd_report(const Args& args) {
   } catch (const ResultsError& e) {
     throw UsageError(e.what());
   }
-  const auto groups = aggregate_runs(suite.runs);
+  const auto groups = aggregate_runs(suite.runs, fitted);
   const std::string name = suite_name(suite.suite_yaml);
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
   const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
+  if (chomsky) {
+    const auto axes = grid_axes(suite.runs);
+    if (!over.empty() && std::find(axes.begin(), axes.end(), over) == axes.end()) {
+      std::string list;
+      for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+      throw UsageError("--over " + over + ": not a grid axis of this suite (" +
+                       (axes.empty() ? std::string("it has no grid") : "its axes: " + list) + ")");
+    }
+    std::vector<RunResult> runs;
+    for (const auto& r : suite.runs)
+      if (!fitted || r.metrics.fitted == 1) runs.push_back(r);
+    std::cout << format_chomsky_report(aggregate_chomsky(runs, over), *format, title, over);
+    return 0;
+  }
+  if (!compare.empty()) {
+    for (const auto& m : compare)
+      if (std::none_of(suite.runs.begin(), suite.runs.end(), [&](const RunResult& r) { return r.model == m; }))
+        throw UsageError("--compare " + m + ": no run of this suite has that model entry");
+    std::cout << format_compare_report(compare_models(suite.runs, compare[0], compare[1], fitted), compare[0],
+                                       compare[1], *format, title);
+    return 0;
+  }
   if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
   else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
   else if (lengths) std::cout << format_length_report(groups, *format, title);

@@ -28,6 +28,14 @@ struct EvalRow {
   double loss = kNaN;        // mean cross-entropy over scored positions (bits per byte: / ln 2)
   double token_acc = kNaN;   // over scored positions
   double seq_acc = kNaN;     // fraction of examples with every scored position right
+  // Memorisation made visible: the fraction of the row's examples whose token sequence also
+  // occurred among the training examples the run drew (NaN in files written before it).
+  double seen_frac = kNaN;
+  // Accuracy at each position 0 … the last position any example of the row scores, NaN where
+  // none scores it (empty in files written before it).
+  std::vector<double> position_acc = {};
+  // The number of distinct inputs at this length where the task knows it is finite (NaN else).
+  double input_space = kNaN;
 };
 
 // Derived per run; NaN where undefined.
@@ -39,6 +47,7 @@ struct RunMetrics {
   int64_t steps_to_target = -1;
   double final_train_loss = kNaN;
   double ood_token_acc = kNaN;  // mean token_acc of the `id` rows beyond train_max: the NNCH score (chomsky.md §7.1)
+  int64_t fitted = -1;          // 1: id_acc >= target_accuracy, 0: below it, -1: id_acc undefined
 };
 
 // Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").
@@ -87,7 +96,8 @@ struct RunResult {
   Diagnostics diag;
   std::vector<RouterWeights> routers;  // LIMe runs: the trained routers, by layer (empty otherwise)
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
-  double chance = kNaN;               // a uniform guess's token accuracy (1 / output classes; tape tasks), else NaN
+  double chance = kNaN;               // a uniform guess's token accuracy: 1 / output classes (tape tasks), else
+                                      // 1 / distinct targets at the validation set's scored positions
   std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
   std::string splines_from;           // the run's model.splines_from ("" when none)
   std::string splines_task;           // the task the splines were searched on ("" when none or unknown)
@@ -121,6 +131,7 @@ struct SummaryRow {
   int64_t steps_to_target = -1;
   double final_train_loss = kNaN, wall_s = kNaN, tokens_per_s = kNaN;
   double ood_token_acc = kNaN;  // absent in suite files written before it: NaN
+  int64_t fitted = -1;          // absent in suite files written before it: -1
 };
 
 // The transfer matrix of spline searches (spline-search.md, "Transfer"; computed by the report

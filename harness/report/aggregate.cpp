@@ -1,5 +1,9 @@
 #include "harness/report/aggregate.hpp"
 
+#include <sstream>
+
+#include "tasks/task.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -51,29 +55,35 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
 
 }  // namespace
 
-std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, bool fitted_only) {
   // Group membership, in order of first appearance.
   std::vector<std::vector<const RunResult*>> members;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
-  for (const auto& r : runs) {
+  for (const auto& r : all_runs) {
     const auto key = std::make_tuple(r.entry, r.model, r.grid);
     auto [it, fresh] = index.emplace(key, members.size());
     if (fresh) members.emplace_back();
     members[it->second].push_back(&r);
   }
   std::vector<GroupReport> groups;
-  for (const auto& rs : members) {
+  for (const auto& group : members) {
     GroupReport g;
-    g.task = rs.front()->task;
-    g.entry = rs.front()->entry;
-    g.model = rs.front()->model;
-    g.grid = rs.front()->grid;
-    std::vector<double> steps;
-    for (const RunResult* r : rs) {
+    g.task = group.front()->task;
+    g.entry = group.front()->entry;
+    g.model = group.front()->model;
+    g.grid = group.front()->grid;
+    g.fitted_only = fitted_only;
+    std::vector<const RunResult*> rs;  // the runs the statistics are over
+    for (const RunResult* r : group) {
       ++g.runs;
       g.ok += r->status == "ok";
       g.diverged += r->status == "diverged";
       g.failed += r->status == "failed";
+      g.fitted += r->metrics.fitted == 1;
+      if (!fitted_only || r->metrics.fitted == 1) rs.push_back(r);
+    }
+    std::vector<double> steps;
+    for (const RunResult* r : rs) {
       g.bits_per_byte = g.bits_per_byte || r->bits_per_byte;
       if (r->metrics.steps_to_target >= 0) {
         ++g.reached;
@@ -89,26 +99,111 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs) {
 
     // Evaluation cells keyed by (condition label, length); conditions in order of first appearance.
     std::vector<std::string> conds;
-    using Values = std::vector<double>;  // seq_acc, bits per byte, token error
-    std::map<std::pair<size_t, int64_t>, std::tuple<Values, Values, Values>> cells;
+    using Values = std::vector<double>;  // seq_acc, bits per byte, token error, seen_frac
+    std::map<std::pair<size_t, int64_t>, std::tuple<Values, Values, Values, Values>> cells;
     for (const RunResult* r : rs)
       for (const auto& e : r->eval) {
         const std::string& label = r->conditions.at(static_cast<size_t>(e.condition));
         auto it = std::find(conds.begin(), conds.end(), label);
         const size_t ci = static_cast<size_t>(it - conds.begin());
         if (it == conds.end()) conds.push_back(label);
-        auto& [acc, bpb, err] = cells[{ci, e.length}];
+        auto& [acc, bpb, err, seen] = cells[{ci, e.length}];
         acc.push_back(e.seq_acc);
         if (r->bits_per_byte) bpb.push_back(e.loss / std::log(2.0));
         err.push_back(1.0 - e.token_acc);
+        seen.push_back(e.seen_frac);
       }
     for (const auto& [key, values] : cells)
       g.eval.push_back({key.second, conds[key.first], seed_stats(std::get<0>(values)), seed_stats(std::get<1>(values)),
-                        seed_stats(std::get<2>(values))});
+                        seed_stats(std::get<2>(values)), seed_stats(std::get<3>(values))});
     g.diag = aggregate_diagnostics(rs);
     groups.push_back(std::move(g));
   }
   return groups;
+}
+
+namespace {
+
+// The "key=value" items of a grid string.
+std::vector<std::string> grid_items(const std::string& grid) {
+  std::vector<std::string> out;
+  std::istringstream in(grid);
+  for (std::string item; in >> item;) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> grid_axes(const std::vector<RunResult>& runs) {
+  std::vector<std::string> axes;
+  for (const auto& r : runs)
+    for (const auto& item : grid_items(r.grid)) {
+      const std::string key = item.substr(0, item.find('='));
+      if (std::find(axes.begin(), axes.end(), key) == axes.end()) axes.push_back(key);
+    }
+  return axes;
+}
+
+std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, const std::string& over) {
+  std::vector<ChomskyCell> cells;
+  std::vector<std::vector<double>> values;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  for (const auto& r : runs) {
+    std::string grid;  // the grid point without the `over` axis
+    for (const auto& item : grid_items(r.grid))
+      if (over.empty() || item.rfind(over + "=", 0) != 0) grid += (grid.empty() ? "" : " ") + item;
+    const auto [it, fresh] = index.emplace(std::make_tuple(r.entry, r.model, grid), cells.size());
+    if (fresh) {
+      ChomskyCell c;
+      c.task = r.task, c.entry = r.entry, c.model = r.model, c.grid = grid, c.chance = r.chance;
+      if (const tasks::TaskInfo* info = tasks::find_task(r.task)) c.level = info->level;
+      cells.push_back(std::move(c));
+      values.emplace_back();
+    }
+    ChomskyCell& c = cells[it->second];
+    ++c.runs;
+    if (std::isnan(c.chance)) c.chance = r.chance;
+    values[it->second].push_back(r.metrics.ood_token_acc);
+  }
+  for (size_t i = 0; i < cells.size(); ++i) cells[i].ood_token_acc = seed_stats(values[i]);
+  return cells;
+}
+
+std::vector<PairedDiff> compare_models(const std::vector<RunResult>& runs, const std::string& a, const std::string& b,
+                                       bool fitted_only) {
+  static const std::vector<std::string> kMetrics = {"id_acc", "ood_length_acc", "ood_token_acc", "shift_acc"};
+  // (entry, grid) in order of first appearance; per side, seed → run
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::map<std::pair<std::string, std::string>, std::map<uint64_t, const RunResult*>> side_a, side_b;
+  for (const auto& r : runs) {
+    if (r.model != a && r.model != b) continue;
+    if (fitted_only && r.metrics.fitted != 1) continue;
+    const auto key = std::make_pair(r.entry, r.grid);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    (r.model == a ? side_a : side_b)[key][r.seed] = &r;
+  }
+  std::vector<PairedDiff> out;
+  for (const auto& key : keys) {
+    const auto& ra = side_a[key];
+    const auto& rb = side_b[key];
+    if (ra.empty() || rb.empty()) continue;
+    for (const auto& metric : kMetrics) {
+      PairedDiff d;
+      d.task = ra.begin()->second->task, d.entry = key.first, d.grid = key.second, d.metric = metric;
+      std::vector<double> diffs, va, vb;
+      for (const auto& [seed, run_a] : ra) {
+        const auto it = rb.find(seed);
+        if (it == rb.end()) continue;
+        const double x = run_metric(*run_a, metric), y = run_metric(*it->second, metric);
+        if (std::isnan(x) || std::isnan(y)) continue;
+        diffs.push_back(x - y), va.push_back(x), vb.push_back(y);
+      }
+      d.diff = seed_stats(diffs);
+      d.mean_a = seed_stats(va).mean, d.mean_b = seed_stats(vb).mean;
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
 }
 
 }  // namespace srbench::harness

@@ -24,6 +24,7 @@ struct EvalCell {
   SeedStats seq_acc;
   SeedStats bits_per_byte;  // loss / ln 2; only for runs that report bits per byte (n = 0 otherwise)
   SeedStats token_error;    // 1 − token_acc: the error rate at scored positions (ffl: at reads)
+  SeedStats seen_frac;      // the share of the cell's examples that also occurred in training (n = 0: not measured)
 };
 
 // The diagnostics (harness.md, "Diagnostics") of a group's runs, each value over the seeds.
@@ -40,6 +41,8 @@ struct DiagnosticsStats {
 struct GroupReport {
   std::string task, entry, model, grid;
   int runs = 0, ok = 0, diverged = 0, failed = 0;
+  int fitted = 0;               // runs whose id_acc reached the target (RunMetrics::fitted)
+  bool fitted_only = false;     // the statistics are over the fitted runs only (report --fitted)
   int reached = 0;              // runs with steps_to_target >= 0
   bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
   std::vector<MetricStats> metrics;  // in the order of kReportMetrics, then steps_to_target
@@ -48,11 +51,40 @@ struct GroupReport {
   double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
 };
 
+// The Chomsky-hierarchy benchmark's cell (chomsky.md §7.1): ood_token_acc of one (task entry,
+// model entry, grid point without the `over` axis) over its seeds and the `over` axis' values.
+struct ChomskyCell {
+  std::string task, entry, level, model, grid;  // level: R, DCF, CS ("" for other tasks)
+  double chance = kNaN;     // a uniform guess's token accuracy (NaN where unknown)
+  int runs = 0;             // runs in the cell (any status)
+  SeedStats ood_token_acc;  // over the runs where it is defined: n, mean, max, …
+};
+// Cells in order of first appearance of (entry, model, grid-without-over). `over` names a grid
+// axis ("train.lr"); "" groups by the whole grid point. A run's grid is "k=v k=v" (RunResult::grid).
+std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, const std::string& over = "");
+// `report --compare A B`: for one (task entry, grid point) and metric, the paired differences
+// metric(A, seed) − metric(B, seed) over the seeds where both models' runs have the metric.
+struct PairedDiff {
+  std::string task, entry, grid, metric;
+  double mean_a = kNaN, mean_b = kNaN;  // each model's mean over the paired seeds
+  SeedStats diff;                       // of A − B: n, mean, std, …, the bootstrap interval
+};
+// In order of first appearance of (entry, grid); metrics id_acc, ood_length_acc, ood_token_acc,
+// shift_acc. With `fitted_only`, a seed pairs only when both runs are fitted.
+std::vector<PairedDiff> compare_models(const std::vector<RunResult>& runs, const std::string& a, const std::string& b,
+                                       bool fitted_only = false);
+
+// The grid axes (keys) the runs' grid strings name, in order of first appearance.
+std::vector<std::string> grid_axes(const std::vector<RunResult>& runs);
+
 // The per-run metrics summarised for every group, in this order (steps_to_target follows).
 inline const std::vector<std::string> kReportMetrics = {"id_acc",       "ood_length_acc", "ood_token_acc",
                                                         "shift_acc",    "shortcut_gap",   "final_train_loss"};
 
-// Groups runs by (entry, model, grid) in order of first appearance and summarises each.
-std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs);
+// Groups runs by (entry, model, grid) in order of first appearance and summarises each. With
+// `fitted_only`, every statistic (metrics, cells, diagnostics) is over the group's fitted runs
+// alone, while the counts (runs, ok, …, fitted) still cover all of them: harness.md's "compare
+// only runs that fitted" (report --fitted).
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& runs, bool fitted_only = false);
 
 }  // namespace srbench::harness

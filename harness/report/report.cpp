@@ -27,6 +27,12 @@ std::string target_text(const GroupReport& g) {
   return std::to_string(g.reached) + "/" + std::to_string(g.runs) + " (" + fixed(g.frac_target(), 2) + ")";
 }
 
+std::string fitted_text(const GroupReport& g) { return std::to_string(g.fitted) + "/" + std::to_string(g.runs); }
+
+// A cell most of whose evaluation inputs also occurred in training (the mean seen_frac over seeds).
+constexpr double kMostlySeen = 0.5;
+bool mostly_seen(const EvalCell& c) { return c.seen_frac.n > 0 && c.seen_frac.mean >= kMostlySeen; }
+
 // Conditions in order of first appearance, and the sorted lengths, of a group's cells.
 std::vector<std::string> conditions_of(const GroupReport& g) {
   std::vector<std::string> out;
@@ -52,7 +58,7 @@ const SeedStats* metric_stats(const GroupReport& g, const std::string& name) {
 
 // The csv forms: the group's columns, the row's own key columns, then the statistics.
 const std::vector<std::string> kGroupColumns = {"task", "entry", "model", "grid"};
-const std::vector<std::string> kCountColumns = {"runs", "ok", "diverged", "failed"};
+const std::vector<std::string> kCountColumns = {"runs", "ok", "diverged", "failed", "fitted"};
 
 Table csv_table(const std::vector<std::string>& keys, bool counts) {
   Table t{kGroupColumns, {}};
@@ -67,7 +73,7 @@ void csv_add(Table& t, const GroupReport& g, const std::vector<std::string>& key
              const std::string& frac = "") {
   std::vector<std::string> row = {g.task, g.entry, g.model, g.grid};
   if (counts)
-    for (int v : {g.runs, g.ok, g.diverged, g.failed}) row.push_back(std::to_string(v));
+    for (int v : {g.runs, g.ok, g.diverged, g.failed, g.fitted}) row.push_back(std::to_string(v));
   row.insert(row.end(), keys.begin(), keys.end());
   const auto stats = stats_cells(s);
   row.insert(row.end(), stats.begin(), stats.end());
@@ -86,7 +92,7 @@ std::string eval_matrix(const GroupReport& g, bool bits) {
     std::vector<std::string> row = {cond};
     for (const auto len : lengths) {
       const EvalCell* c = find_cell(g, len, cond);
-      row.push_back(!c ? "" : fixed(bits ? c->bits_per_byte.mean : c->seq_acc.mean, 3));
+      row.push_back(!c ? "" : fixed(bits ? c->bits_per_byte.mean : c->seq_acc.mean, 3) + (mostly_seen(*c) ? "*" : ""));
     }
     t.rows.push_back(std::move(row));
   }
@@ -96,16 +102,24 @@ std::string eval_matrix(const GroupReport& g, bool bits) {
 std::string summary_text(const std::vector<GroupReport>& groups, const std::string& title) {
   std::ostringstream os;
   os << heading(title, ReportFormat::table);
-  os << "Across seeds: mean±std [min, median, max]; steps_to_target over the seeds that reached the target\n";
+  os << "Across seeds: mean±std [min, median, max] CI [95% bootstrap interval of the mean];\n"
+        "steps_to_target over the seeds that reached the target"
+     << (!groups.empty() && groups.front().fitted_only ? ";\nevery statistic over the fitted seeds only (id_acc >= target)"
+                                                      : "")
+     << "\n";
   for (const auto& g : groups) {
     os << "\n" << group_title(g) << "\n";
     os << "  runs " << g.runs << ": ok " << g.ok << ", diverged " << g.diverged << ", failed " << g.failed
-       << "; reached target " << target_text(g) << "\n";
+       << "; reached target " << target_text(g) << "; fitted " << fitted_text(g) << "\n";
     for (const auto& m : g.metrics)
       os << "  " << pad_right(m.name, 18) << pad_left("n=" + std::to_string(m.stats.n), 5) << "  "
          << stats_text(m.stats, decimals_of(m.name)) << "\n";
   }
-  os << "\nseq_acc by condition and length (mean over seeds)\n";
+  bool any_seen = false;
+  for (const auto& g : groups)
+    for (const auto& c : g.eval) any_seen = any_seen || mostly_seen(c);
+  os << "\nseq_acc by condition and length (mean over seeds)"
+     << (any_seen ? "; * most evaluation inputs (seen_frac >= 0.5) also occurred in training" : "") << "\n";
   for (const auto& g : groups) {
     os << "\n" << group_title(g) << "\n";
     if (g.eval.empty()) {
@@ -121,24 +135,27 @@ std::string summary_text(const std::vector<GroupReport>& groups, const std::stri
 std::string summary_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
   std::ostringstream os;
   os << heading(title, ReportFormat::markdown);
-  os << "Across seeds: mean ± std [min, median, max]; steps_to_target over the seeds that reached the target.\n\n";
-  Table t{{"task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "reached target"}, {}};
+  os << "Across seeds: mean ± std [min, median, max] CI [95% bootstrap interval of the mean]; steps_to_target over "
+        "the seeds that reached the target"
+     << (!groups.empty() && groups.front().fitted_only ? "; every statistic over the fitted seeds only" : "") << ".\n\n";
+  Table t{{"task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "reached target", "fitted"}, {}};
   if (!groups.empty())
     for (const auto& m : groups.front().metrics) t.head.push_back(m.name);
   for (const auto& g : groups) {
     std::vector<std::string> row = {g.task, g.entry, g.model, g.grid, std::to_string(g.runs), std::to_string(g.ok),
-                                    std::to_string(g.diverged), std::to_string(g.failed), target_text(g)};
+                                    std::to_string(g.diverged), std::to_string(g.failed), target_text(g), fitted_text(g)};
     for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, decimals_of(m.name), " ± "));
     t.rows.push_back(std::move(row));
   }
   os << render_markdown(t);
   os << "\nseq_acc per evaluated length and condition (over seeds)\n\n";
-  Table cells{{"entry", "model", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte"}, {}};
+  Table cells{{"entry", "model", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte", "seen_frac"}, {}};
   for (const auto& g : groups)
     for (const auto& c : g.eval)
       cells.rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length),
                             std::to_string(c.seq_acc.n), stats_text(c.seq_acc, 3, " ± "),
-                            g.bits_per_byte ? stats_text(c.bits_per_byte, 3, " ± ") : ""});
+                            g.bits_per_byte ? stats_text(c.bits_per_byte, 3, " ± ") : "",
+                            c.seen_frac.n > 0 ? fixed(c.seen_frac.mean, 3) : ""});
   os << render_markdown(cells);
   return os.str();
 }
@@ -152,6 +169,7 @@ std::string summary_csv(const std::vector<GroupReport>& groups) {
       csv_add(t, g, {eval_metric_name("seq_acc", c.length, c.condition)}, c.seq_acc, true);
       if (g.bits_per_byte)
         csv_add(t, g, {eval_metric_name("bits_per_byte", c.length, c.condition)}, c.bits_per_byte, true);
+      if (c.seen_frac.n > 0) csv_add(t, g, {eval_metric_name("seen_frac", c.length, c.condition)}, c.seen_frac, true);
     }
   }
   return render_csv(t);
@@ -322,6 +340,72 @@ std::string format_error_report(const std::vector<GroupReport>& groups, ReportFo
     }
   return heading(title, format) + "error rate at scored positions (1 - token_acc; ffl: at the reads), over seeds\n\n" +
          render(t, format, 4);
+}
+
+std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportFormat format, const std::string& title,
+                                  const std::string& over) {
+  auto column_of = [](const ChomskyCell& c) { return c.grid.empty() ? c.model : c.model + " · " + c.grid; };
+  if (format == ReportFormat::csv) {
+    Table t{{"task", "entry", "level", "chance", "model", "grid", "runs"}, {}};
+    t.head.insert(t.head.end(), kStatsColumns.begin(), kStatsColumns.end());
+    for (const auto& c : cells) {
+      std::vector<std::string> row = {c.task, c.entry, c.level, exact(c.chance), c.model, c.grid, std::to_string(c.runs)};
+      const auto stats = stats_cells(c.ood_token_acc);
+      row.insert(row.end(), stats.begin(), stats.end());
+      t.rows.push_back(std::move(row));
+    }
+    return render_csv(t);
+  }
+  std::vector<std::string> entries, columns;
+  for (const auto& c : cells) {
+    if (std::find(entries.begin(), entries.end(), c.entry) == entries.end()) entries.push_back(c.entry);
+    if (std::find(columns.begin(), columns.end(), column_of(c)) == columns.end()) columns.push_back(column_of(c));
+  }
+  Table t{{"task", "level", "chance"}, {}};
+  t.head.insert(t.head.end(), columns.begin(), columns.end());
+  for (const auto& entry : entries) {
+    std::vector<std::string> row(3 + columns.size());
+    for (const auto& c : cells) {
+      if (c.entry != entry) continue;
+      row[0] = c.entry == c.task ? c.task : c.task + "/" + c.entry, row[1] = c.level, row[2] = fixed(c.chance, 3);
+      const size_t col = static_cast<size_t>(std::find(columns.begin(), columns.end(), column_of(c)) - columns.begin());
+      const SeedStats& s = c.ood_token_acc;
+      row[3 + col] = s.n == 0 ? "-" : fixed(s.max, 3) + " / " + fixed(s.mean, 3) + " (" + std::to_string(s.n) + ")";
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return heading(title, format) +
+         "ood_token_acc (token accuracy at the scored positions, mean over the evaluated lengths beyond the training\n"
+         "range; chomsky.md §7.1): max / mean (n) over the seeds" +
+         (over.empty() ? std::string() : " and the values of " + over) +
+         "; chance: a uniform guess's token accuracy\n\n" + render(t, format, 2);
+}
+
+std::string format_compare_report(const std::vector<PairedDiff>& diffs, const std::string& a, const std::string& b,
+                                  ReportFormat format, const std::string& title) {
+  if (format == ReportFormat::csv) {
+    Table t{{"task", "entry", "grid", "metric", "model_a", "model_b", "mean_a", "mean_b"}, {}};
+    for (const auto& c : kStatsColumns) t.head.push_back("diff_" + c);
+    for (const auto& d : diffs) {
+      std::vector<std::string> row = {d.task, d.entry, d.grid, d.metric, a, b, exact(d.mean_a), exact(d.mean_b)};
+      const auto stats = stats_cells(d.diff);
+      row.insert(row.end(), stats.begin(), stats.end());
+      t.rows.push_back(std::move(row));
+    }
+    return render_csv(t);
+  }
+  Table t{{"entry", "grid", "metric", "n", a, b, a + " − " + b, "95% CI"}, {}};
+  for (const auto& d : diffs) {
+    const SeedStats& s = d.diff;
+    const std::string sign = !std::isnan(s.mean) && s.mean >= 0 ? "+" : "";
+    t.rows.push_back({d.entry, d.grid, d.metric, std::to_string(s.n), fixed(d.mean_a, 3), fixed(d.mean_b, 3),
+                      s.n == 0 ? "-" : sign + fixed(s.mean, 3),
+                      std::isnan(s.ci_lo) ? "-" : "[" + fixed(s.ci_lo, 3) + ", " + fixed(s.ci_hi, 3) + "]"});
+  }
+  return heading(title, format) + "Paired by seed: " + a + " − " + b +
+         " on the same task entries and grid points; the interval is a percentile bootstrap over the paired seeds\n"
+         "(10,000 resamples; it lies within the differences' range, so it needs several seeds to mean anything)\n\n" +
+         render(t, format, 3);
 }
 
 }  // namespace srbench::harness

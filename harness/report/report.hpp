@@ -36,6 +36,18 @@ std::string format_length_report(const std::vector<GroupReport>& groups, ReportF
 // (1 − token_acc; for ffl the positions are the reads) over seeds: mean, std, min, median, max.
 std::string format_error_report(const std::vector<GroupReport>& groups, ReportFormat format,
                                 const std::string& title = "");
+// `srbench report --chomsky [--over KEY]` (chomsky.md §7.1): a task × model table of the max and
+// the mean of ood_token_acc over seeds (and over the values of grid axis KEY, e.g. train.lr),
+// with each task's level and chance; csv has one row per (task entry, model, grid point).
+std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportFormat format, const std::string& title = "",
+                                  const std::string& over = "");
+
+// `srbench report --compare A B`: per (task entry, grid point) and metric, the mean of A and B over
+// the seeds both have, and the paired difference A − B with its 95% bootstrap interval (over
+// seeds); csv: one row per (entry, grid, metric).
+std::string format_compare_report(const std::vector<PairedDiff>& diffs, const std::string& a, const std::string& b,
+                                  ReportFormat format, const std::string& title = "");
+
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);
 

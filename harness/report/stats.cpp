@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tasks/rng.hpp"
+
 namespace srbench::harness {
 
 SeedStats seed_stats(const std::vector<double>& values) {
@@ -24,7 +26,30 @@ SeedStats seed_stats(const std::vector<double>& values) {
   s.min = v.front();
   s.max = v.back();
   s.median = s.n % 2 ? v[s.n / 2] : 0.5 * (v[s.n / 2 - 1] + v[s.n / 2]);
+  const Interval ci = bootstrap_mean_interval(v);
+  s.ci_lo = ci.lo, s.ci_hi = ci.hi;
   return s;
+}
+
+Interval bootstrap_mean_interval(const std::vector<double>& values, double level, int resamples) {
+  Interval out;
+  const size_t n = values.size();
+  if (n < 2 || resamples < 1) return out;
+  tasks::Rng rng(0x626f6f7473747261ULL);  // fixed: the same values give the same interval
+  std::vector<double> means(static_cast<size_t>(resamples));
+  for (auto& m : means) {
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += values[rng.below(n)];
+    m = sum / static_cast<double>(n);
+  }
+  std::sort(means.begin(), means.end());
+  auto quantile = [&](double q) {  // nearest rank
+    const auto k = static_cast<size_t>(std::ceil(q * static_cast<double>(resamples)));
+    return means[std::min(means.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  out.lo = quantile((1 - level) / 2);
+  out.hi = quantile((1 + level) / 2);
+  return out;
 }
 
 }  // namespace srbench::harness

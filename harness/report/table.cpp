@@ -30,12 +30,15 @@ std::string exact(double v) {
 
 std::string stats_text(const SeedStats& s, int decimals, const char* pm) {
   if (s.n == 0) return "-";
-  return fixed(s.mean, decimals) + pm + fixed(s.std, decimals) + " [" + fixed(s.min, decimals) + ", " +
-         fixed(s.median, decimals) + ", " + fixed(s.max, decimals) + "]";
+  std::string t = fixed(s.mean, decimals) + pm + fixed(s.std, decimals) + " [" + fixed(s.min, decimals) + ", " +
+                  fixed(s.median, decimals) + ", " + fixed(s.max, decimals) + "]";
+  if (!std::isnan(s.ci_lo)) t += " CI [" + fixed(s.ci_lo, decimals) + ", " + fixed(s.ci_hi, decimals) + "]";
+  return t;
 }
 
 std::vector<std::string> stats_cells(const SeedStats& s) {
-  return {std::to_string(s.n), exact(s.mean), exact(s.std), exact(s.min), exact(s.median), exact(s.max)};
+  return {std::to_string(s.n), exact(s.mean), exact(s.std), exact(s.min), exact(s.median), exact(s.max),
+          exact(s.ci_lo), exact(s.ci_hi)};
 }
 
 size_t width(const std::string& s) {

@@ -40,11 +40,12 @@ std::string render(const Table& t, ReportFormat format, size_t label_cols, bool 
 
 std::string fixed(double v, int decimals);  // fixed decimals; NaN as "-"
 std::string exact(double v);                // round-trips (csv); NaN as "nan", which pandas reads as NaN
-// "0.983±0.012 [0.950, 0.983, 1.000]" — mean±std [min, median, max]; "-" without values.
+// "0.983±0.012 [0.950, 0.983, 1.000] CI [0.960, 1.000]" — mean±std [min, median, max] and the
+// 95% bootstrap interval of the mean (left out for one seed); "-" without values.
 std::string stats_text(const SeedStats& s, int decimals, const char* pm = "±");
-// n, mean, std, min, median, max as csv cells.
+// n, mean, std, min, median, max, ci_lo, ci_hi as csv cells.
 std::vector<std::string> stats_cells(const SeedStats& s);
-inline const std::vector<std::string> kStatsColumns = {"n", "mean", "std", "min", "median", "max"};
+inline const std::vector<std::string> kStatsColumns = {"n", "mean", "std", "min", "median", "max", "ci_lo", "ci_hi"};
 
 // Display width of UTF-8 text (code points; "±" and "·" count as one), and padding to a width.
 size_t width(const std::string& s);

@@ -1,6 +1,7 @@
 // Run files: /runs/<run_id> with the run's attributes (one table, run_attributes), curve, eval,
 // diag, splines, routers and optional checkpoint.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "harness/results/groups.hpp"
@@ -41,10 +42,11 @@ RunAttribute real_attr(const std::string& name, Get get, bool optional = false) 
           }};
 }
 template <typename Get>
-RunAttribute int_attr(const std::string& name, Get get) {
+RunAttribute int_attr(const std::string& name, Get get, bool optional = false) {
   return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<int64_t>(get(r))); },
           [=](hid_t g, RunResult& r) {
-            get(r) = static_cast<std::remove_reference_t<decltype(get(r))>>(h5::read_int_attr(g, name));
+            if (!optional || h5::has_attr(g, name))
+              get(r) = static_cast<std::remove_reference_t<decltype(get(r))>>(h5::read_int_attr(g, name));
           }};
 }
 
@@ -73,6 +75,7 @@ const std::vector<RunAttribute>& run_attributes() {
       // absent in files written before the Chomsky-hierarchy protocol (NaN then)
       real_attr("ood_token_acc", [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
       real_attr("chance", [](auto& r) -> auto& { return r.chance; }, true),
+      int_attr("fitted", [](auto& r) -> auto& { return r.metrics.fitted; }, true),
   };
   return t;
 }
@@ -93,6 +96,20 @@ void write_eval(hid_t g, const RunResult& r) {
   h5::write_array(eval, "loss", loss);
   h5::write_array(eval, "token_acc", token_acc);
   h5::write_array(eval, "seq_acc", seq_acc);
+  // seen_frac, input_space [rows]; position_acc [rows, the longest row's positions], NaN-padded
+  std::vector<double> seen, space, positions;
+  size_t width = 0;
+  for (const auto& e : r.eval) width = std::max(width, e.position_acc.size());
+  for (const auto& e : r.eval) {
+    seen.push_back(e.seen_frac);
+    space.push_back(e.input_space);
+    positions.insert(positions.end(), e.position_acc.begin(), e.position_acc.end());
+    positions.insert(positions.end(), width - e.position_acc.size(), kNaN);
+  }
+  h5::write_array(eval, "seen_frac", seen);
+  h5::write_array(eval, "input_space", space);
+  h5::write_array(eval, "position_acc", positions.data(),
+                  {static_cast<int64_t>(r.eval.size()), static_cast<int64_t>(width)});
   if (!r.conditions.empty() && r.conditions[0] != "id")
     write_failed(r, "the first condition must be \"id\", got \"" + r.conditions[0] + "\"");
   for (const auto& e : r.eval)
@@ -119,7 +136,29 @@ void read_eval(hid_t g, RunResult& r) {
     if (condition[i] < 0 || static_cast<size_t>(condition[i]) >= r.conditions.size())
       throw ResultsError(where(eval, "condition") + ": row " + std::to_string(i) + " has condition " +
                          std::to_string(condition[i]) + ", outside [0, " + std::to_string(r.conditions.size()) + ")");
-    r.eval.push_back({length[i], condition[i], loss[i], token_acc[i], seq_acc[i]});
+    EvalRow row;
+    row.length = length[i], row.condition = condition[i], row.loss = loss[i], row.token_acc = token_acc[i];
+    row.seq_acc = seq_acc[i];
+    r.eval.push_back(std::move(row));
+  }
+  // absent in files written before memorisation and per-position accuracy were measured
+  for (const char* name : {"seen_frac", "input_space"}) {
+    if (!h5::has_link(eval, name)) continue;
+    const auto v = h5::read_array<double>(eval, name);
+    if (v.size() != n) throw ResultsError(where(eval, name) + ": " + std::to_string(v.size()) + " rows, expected " + std::to_string(n));
+    for (size_t i = 0; i < n; ++i) (std::string(name) == "seen_frac" ? r.eval[i].seen_frac : r.eval[i].input_space) = v[i];
+  }
+  if (h5::has_link(eval, "position_acc")) {
+    h5::Shape shape;
+    const auto v = h5::read_array<double>(eval, "position_acc", 2, &shape);
+    if (static_cast<size_t>(shape[0]) != n)
+      throw ResultsError(where(eval, "position_acc") + ": " + std::to_string(shape[0]) + " rows, expected " + std::to_string(n));
+    const auto width = static_cast<size_t>(shape[1]);
+    for (size_t i = 0; i < n; ++i) {
+      auto& p = r.eval[i].position_acc;
+      p.assign(v.begin() + static_cast<ptrdiff_t>(i * width), v.begin() + static_cast<ptrdiff_t>((i + 1) * width));
+      while (!p.empty() && std::isnan(p.back())) p.pop_back();  // the padding of shorter rows
+    }
   }
 }
 

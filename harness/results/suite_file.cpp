@@ -24,7 +24,9 @@ struct SummaryColumn {
 
 template <typename T, typename Get>
 SummaryColumn column(const std::string& name, h5::ColumnType type, Get get, bool optional = false) {
-  return {{name, type, optional}, [=](const SummaryRow& r) { return h5::Cell(T(get(r))); },
+  const SummaryRow defaults;
+  return {{name, type, optional, h5::Cell(T(get(defaults)))},  // missing: the field's default
+          [=](const SummaryRow& r) { return h5::Cell(T(get(r))); },
           [=](SummaryRow& r, const h5::Cell& c) { get(r) = std::get<T>(c); }};
 }
 template <typename Get>
@@ -32,8 +34,8 @@ SummaryColumn text(const std::string& name, Get get) {
   return column<std::string>(name, h5::ColumnType::String, get);
 }
 template <typename Get>
-SummaryColumn integer(const std::string& name, Get get) {
-  return column<int64_t>(name, h5::ColumnType::Int64, get);
+SummaryColumn integer(const std::string& name, Get get, bool optional = false) {
+  return column<int64_t>(name, h5::ColumnType::Int64, get, optional);
 }
 template <typename Get>
 SummaryColumn real(const std::string& name, Get get, bool optional = false) {
@@ -59,6 +61,7 @@ const std::vector<SummaryColumn>& summary_table() {
       real("tokens_per_s", [](auto& r) -> auto& { return r.tokens_per_s; }),
       // columns added later are optional: a file written before them reads them as NaN
       real("ood_token_acc", [](auto& r) -> auto& { return r.ood_token_acc; }, true),
+      integer("fitted", [](auto& r) -> auto& { return r.fitted; }, true),
   };
   return t;
 }
@@ -113,7 +116,8 @@ std::string utc_timestamp_now() {
 SummaryRow summary_row(const RunResult& r) {
   return {r.run_id, r.task, r.entry, r.model, static_cast<int64_t>(r.seed), r.grid, r.status,
           r.metrics.id_acc, r.metrics.ood_length_acc, r.metrics.shift_acc, r.metrics.shortcut_gap,
-          r.metrics.steps_to_target, r.metrics.final_train_loss, r.wall_s, r.tokens_per_s, r.metrics.ood_token_acc};
+          r.metrics.steps_to_target, r.metrics.final_train_loss, r.wall_s, r.tokens_per_s, r.metrics.ood_token_acc,
+          r.metrics.fitted};
 }
 
 void write_suite_file(const std::string& out_path, const std::string& suite_yaml, const std::vector<RunFile>& runs,

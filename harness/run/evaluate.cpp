@@ -7,10 +7,28 @@
 
 namespace srbench::harness {
 
-EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch) {
+uint64_t SeenSet::hash(const std::vector<int32_t>& tokens) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ tokens.size();  // FNV-1a over the ids' bytes
+  for (int32_t t : tokens)
+    for (int k = 0; k < 4; ++k) h = (h ^ ((static_cast<uint32_t>(t) >> (8 * k)) & 0xffU)) * 0x100000001b3ULL;
+  return h;
+}
+
+void SeenSet::seal() {
+  std::sort(hashes_.begin(), hashes_.end());
+  hashes_.erase(std::unique(hashes_.begin(), hashes_.end()), hashes_.end());
+}
+
+bool SeenSet::contains(const std::vector<int32_t>& tokens) const {
+  return std::binary_search(hashes_.begin(), hashes_.end(), hash(tokens));
+}
+
+EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch,
+                            const SeenSet* seen) {
   EvalScore s;
   double loss_sum = 0;
-  int64_t correct_tokens = 0, correct_seqs = 0;
+  int64_t correct_tokens = 0, correct_seqs = 0, seen_count = 0;
+  std::vector<int64_t> pos_scored, pos_correct;  // per position
   Batch bt;
   std::vector<tasks::Example> chunk;
   const int V = m.config().vocab;
@@ -21,6 +39,7 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
     const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
     loss_sum += mean_loss * static_cast<double>(m.scored());
     const float* logits = m.logits();
+    if (pos_scored.size() < static_cast<size_t>(bt.T)) pos_scored.resize(bt.T, 0), pos_correct.resize(bt.T, 0);
     for (int b = 0; b < bt.B; ++b) {
       bool all = true;
       for (int t = 0; t < bt.T; ++t) {
@@ -29,10 +48,12 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
         const float* row = logits + (static_cast<size_t>(b) * bt.T + t) * V;
         const int32_t pred = static_cast<int32_t>(std::max_element(row, row + V) - row);
         ++s.scored;
-        if (pred == target) ++correct_tokens;
+        ++pos_scored[t];
+        if (pred == target) ++correct_tokens, ++pos_correct[t];
         else all = false;
       }
       correct_seqs += all;
+      if (seen) seen_count += seen->contains(chunk[b].tokens);
     }
     s.examples += bt.B;
   }
@@ -41,10 +62,17 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
     s.token_acc = static_cast<double>(correct_tokens) / static_cast<double>(s.scored);
   }
   if (s.examples > 0) s.seq_acc = static_cast<double>(correct_seqs) / static_cast<double>(s.examples);
+  if (seen && s.examples > 0) s.seen_frac = static_cast<double>(seen_count) / static_cast<double>(s.examples);
+  // up to the last position any example scores
+  size_t last = pos_scored.size();
+  while (last > 0 && pos_scored[last - 1] == 0) --last;
+  for (size_t t = 0; t < last; ++t)
+    s.position_acc.push_back(pos_scored[t] > 0 ? static_cast<double>(pos_correct[t]) / static_cast<double>(pos_scored[t])
+                                               : kNaN);
   return s;
 }
 
-void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r) {
+void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r, const SeenSet* seen) {
   const TrainConfig& tc = spec.train;
   std::vector<std::unique_ptr<tasks::Task>> cond_tasks;
   for (const auto& sh : spec.eval.shifts) {
@@ -56,9 +84,10 @@ void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec,
   std::vector<int> lengths = spec.eval.lengths;
   if (!task.uses_length()) lengths = {tc.length_max};  // modadd: one length
   auto add_row = [&](const tasks::Task& t, tasks::Stream stream, int64_t length, int64_t condition) {
-    const EvalScore sc =
-        evaluate_examples(m, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples));
-    r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc});
+    const EvalScore sc = evaluate_examples(
+        m, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples), 64, seen);
+    r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc, sc.seen_frac, sc.position_acc,
+                      t.input_space_size(static_cast<int>(length))});
   };
   for (int n : lengths) add_row(task, tasks::Stream::Eval, n, 0);
   for (size_t c = 0; c < cond_tasks.size(); ++c)

@@ -47,6 +47,7 @@ RunMetrics derive_metrics(const std::vector<EvalRow>& rows, const std::vector<st
       break;
     }
   if (!curve.empty()) m.final_train_loss = curve.back().train_loss;
+  if (!std::isnan(m.id_acc)) m.fitted = m.id_acc >= target_accuracy ? 1 : 0;
   return m;
 }
 

@@ -18,7 +18,8 @@ bool is_shift_condition(const std::string& label);
 // shift_acc: the lowest, over shift conditions, of that condition's mean seq_acc;
 // shortcut_gap: id_acc − min(ood_length_acc, shift_acc) over those defined;
 // steps_to_target: the first curve step with val_acc >= target (−1 if never);
-// final_train_loss: the train_loss of the last curve point. NaN where undefined.
+// final_train_loss: the train_loss of the last curve point; fitted: id_acc >= target (1 or 0;
+// −1 where id_acc is undefined). NaN where undefined.
 RunMetrics derive_metrics(const std::vector<EvalRow>& rows, const std::vector<std::string>& conditions,
                           int train_min, int train_max, const std::vector<CurvePoint>& curve,
                           double target_accuracy);

@@ -1,6 +1,7 @@
 #include "harness/run/trainer.hpp"
 
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 #include "harness/core/splines.hpp"
@@ -32,6 +33,16 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
   return out;
 }
 
+// A uniform guess's token accuracy for a task without a tape layout: one over the number of distinct
+// targets at the scored positions of the validation set (NaN when nothing is scored).
+double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
+  std::set<int32_t> classes;
+  for (const auto& ex : val)
+    for (const int32_t t : ex.targets)
+      if (t != tasks::kNotScored) classes.insert(t);
+  return classes.empty() ? kNaN : 1.0 / static_cast<double>(classes.size());
+}
+
 }  // namespace
 
 RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained) {
@@ -61,13 +72,18 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     }
 
     const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
+    if (std::isnan(r.chance)) r.chance = uniform_guess_accuracy(val);
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
     Batch batch;
+    SeenSet seen;  // every training example drawn (8 bytes each), for eval/seen_frac
     double train_seconds = 0, loss_sum = 0;
     int64_t real_tokens = 0, loss_n = 0;
     for (int64_t s = 0; s < tc.steps; ++s) {
-      for (int64_t b = 0; b < tc.batch; ++b) data.example(static_cast<uint64_t>(s * tc.batch + b), examples[b]);
+      for (int64_t b = 0; b < tc.batch; ++b) {
+        data.example(static_cast<uint64_t>(s * tc.batch + b), examples[b]);
+        seen.add(examples[b].tokens);
+      }
       batch.assemble(examples);
       const auto t0 = Clock::now();
       const model::StepResult step =
@@ -95,7 +111,8 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     if (train_seconds > 0) r.tokens_per_s = static_cast<double>(real_tokens) / train_seconds;
 
     if (r.status == "ok") {
-      evaluate_run(*model, *task, spec, r);
+      seen.seal();
+      evaluate_run(*model, *task, spec, r, &seen);
       // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
       // validation set, extended or cut to 64), the same for every seed.
       r.diag = compute_diagnostics(*model, validation_set(*task, tc, kDiagExamples));

@@ -86,19 +86,19 @@ TEST_CASE("report --lengths: seq_acc per length and the ood mean, mean and max o
   CHECK_THAT(table, Catch::Contains("0.917 / 1.000  0.500 / 1.000  0.250 / 0.500"));
 
   const std::string csv = format_length_report(groups, ReportFormat::csv);
-  CHECK(lines_of(csv).front() == "task,entry,model,grid,quantity,length,n,mean,std,min,median,max");
+  CHECK(lines_of(csv).front() == "task,entry,model,grid,quantity,length,n,mean,std,min,median,max,ci_lo,ci_hi");
   auto f = csv_find(csv, {"parity", "parity", "m", "", "seq_acc", "32"});
-  REQUIRE(f.size() == 12);
+  REQUIRE(f.size() == 14);
   CHECK(f[6] == "3");
   CHECK(std::stod(f[7]) == Approx(0.25));
   CHECK(std::stod(f[8]) == Approx(0.25));  // sqrt((0² + 0.25² + 0.25²) / 2)
   CHECK(std::stod(f[11]) == Approx(0.5));
   f = csv_find(csv, {"parity", "parity", "m", "", "ood_length_acc", ""});
-  REQUIRE(f.size() == 12);
+  REQUIRE(f.size() == 14);
   CHECK(std::stod(f[7]) == Approx(0.375));
   CHECK(std::stod(f[11]) == Approx(0.75));
   f = csv_find(csv, {"parity", "parity", "n", "", "ood_length_acc", ""});
-  REQUIRE(f.size() == 12);
+  REQUIRE(f.size() == 14);
   CHECK(f[6] == "0");
   CHECK(f[7] == "nan");
   CHECK(csv_find(csv, {"parity", "parity", "m", "", "seq_acc", "64"}).empty());
@@ -116,14 +116,14 @@ TEST_CASE("report --errors: 1 - token_acc per condition and length over seeds", 
   CHECK(has_line(md, "| parity | m |   | id | 8 | 3 | 1.67e-04 | 2.89e-04 | 0.0000 | 0.0000 | 5.00e-04 |"));
 
   const std::string csv = format_error_report(groups, ReportFormat::csv);
-  CHECK(lines_of(csv).front() == "task,entry,model,grid,condition,length,n,mean,std,min,median,max");
+  CHECK(lines_of(csv).front() == "task,entry,model,grid,condition,length,n,mean,std,min,median,max,ci_lo,ci_hi");
   auto f = csv_find(csv, {"parity", "parity", "m", "", "id", "16"});
-  REQUIRE(f.size() == 12);
+  REQUIRE(f.size() == 14);
   CHECK(std::stod(f[7]) == Approx(0.4 / 3));
   CHECK(std::stod(f[8]) == Approx(std::sqrt((std::pow(0.1 - 0.4 / 3, 2) + std::pow(0.3 - 0.4 / 3, 2) +
                                              std::pow(0.4 / 3, 2)) / 2)));
   f = csv_find(csv, {"parity", "parity", "m", "", "p1=0.9", "8"});
-  REQUIRE(f.size() == 12);
+  REQUIRE(f.size() == 14);
   CHECK(f[6] == "2");
   CHECK(std::stod(f[7]) == Approx(0.15));
   CHECK(std::stod(f[11]) == Approx(0.25));

@@ -27,11 +27,11 @@ FAILURES = []
 
 SUMMARY_FIELDS = ["run_id", "task", "entry", "model", "seed", "grid", "status", "id_acc", "ood_length_acc",
                   "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s",
-                  "ood_token_acc"]
+                  "ood_token_acc", "fitted"]
 STRING_FIELDS = {"run_id", "task", "entry", "model", "grid", "status"}
-INT_FIELDS = {"seed", "steps_to_target"}
+INT_FIELDS = {"seed", "steps_to_target", "fitted"}
 RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message", "splines_from", "splines_task"}
-RUN_ATTRS_INT = {"seed", "steps_to_target", "bits_per_byte"}
+RUN_ATTRS_INT = {"seed", "steps_to_target", "bits_per_byte", "fitted"}
 RUN_ATTRS_FLOAT = {"wall_s", "tokens_per_s", "id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
                    "final_train_loss", "ood_token_acc", "chance"}
 METRICS = ["id_acc", "ood_length_acc", "ood_token_acc", "shift_acc", "shortcut_gap", "final_train_loss"]
@@ -128,13 +128,15 @@ def check_layout(f, expected_ids, checkpoint_id):
             check(curve[k].ndim == 1 and curve[k].shape == n, f"{rid}/curve/{k}: 1-D, aligned")
             check(curve[k].dtype == (np.int64 if k == "step" else np.float64), f"{rid}/curve/{k} dtype")
         ev = g["eval"]
-        check(set(ev.keys()) == {"length", "condition", "loss", "token_acc", "seq_acc", "conditions"},
-              f"{rid}/eval members")
+        check(set(ev.keys()) == {"length", "condition", "loss", "token_acc", "seq_acc", "conditions", "seen_frac",
+                                 "input_space", "position_acc"}, f"{rid}/eval members")
         n = ev["length"].shape
-        for k in ("length", "condition", "loss", "token_acc", "seq_acc"):
+        for k in ("length", "condition", "loss", "token_acc", "seq_acc", "seen_frac", "input_space"):
             check(ev[k].ndim == 1 and ev[k].shape == n, f"{rid}/eval/{k}: 1-D, aligned")
             check(ev[k].dtype == (np.int64 if k in ("length", "condition") else np.float64), f"{rid}/eval/{k} dtype")
         check(is_utf8_vlen(ev["conditions"].dtype), f"{rid}/eval/conditions: variable-length UTF-8")
+        check(ev["position_acc"].ndim == 2 and ev["position_acc"].shape[0] == n[0] and ev["position_acc"].dtype == np.float64,
+              f"{rid}/eval/position_acc: [rows, positions] float64")
         conds = [text(c) for c in ev["conditions"][:]]
         check(conds[:1] == ["id"], f"{rid}/eval/conditions starts with id: {conds}")
         check(all(0 <= c < len(conds) for c in ev["condition"][:]), f"{rid}/eval/condition indexes conditions")
@@ -173,8 +175,9 @@ def check_report_csv(f, df, srbench, path):
     if not check(r.returncode == 0, f"report --format csv exit {r.returncode}: {r.stderr}"):
         return
     rep = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
-    check(list(rep.columns) == ["task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "metric", "n",
-                                "mean", "std", "min", "median", "max", "frac_target"], f"csv columns {list(rep.columns)}")
+    check(list(rep.columns) == ["task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "fitted", "metric",
+                                "n", "mean", "std", "min", "median", "max", "ci_lo", "ci_hi", "frac_target"],
+          f"csv columns {list(rep.columns)}")
     keys = list(dict.fromkeys(zip(df["entry"], df["model"], df["grid"])))  # first appearance
     check(list(dict.fromkeys(zip(rep["entry"], rep["model"], rep["grid"]))) == keys, "csv groups in first-appearance order")
     compared = 0
