@@ -8,7 +8,7 @@
 //
 // Forward, per layer: p_r = W_R·R_r for r = −(T−1) … T−1, one product (2T−1, d) · W_Rᵀ (saved
 // for backward). Backward: the kernel gives ∂loss/∂p (and adds into ∂u, ∂v); W_R's gradient is
-// then one product ∂pᵀ · R.
+// then one product ∂pᵀ · R (under softmax with R's cosine half minus 1: relative.cpp).
 #pragma once
 
 #include <cstddef>
@@ -35,11 +35,13 @@ class RelativePositions {
   void backward(S* grads, const S* params, int l, int T);
 
  private:
-  const S* table(int T) const;  // R_r for r = −(T−1) … T−1: (2T−1, C)
+  const S* table(const std::vector<S>& t, int T) const;  // rows r = −(T−1) … T−1 of t: (2T−1, C)
   S* pos(int l, int T) { return pos_.data() + static_cast<int64_t>(l) * (2 * T - 1) * C_; }
   int L_, C_, H_, max_len_;
+  bool softmax_;                   // softmax attention: W_R's gradient from grad_table_
   std::vector<size_t> u_, v_, w_;  // per layer: offsets of u, v, W_R
   std::vector<S> table_;           // (2·max_len − 1, C): R_r in row r + max_len − 1
+  std::vector<S> grad_table_;      // softmax only: R_r with its cosine half minus 1 (backward)
   std::vector<S> pos_, dpos_, partial_, scratch_;
 };
 

@@ -142,6 +142,21 @@ def alibi_bias(cfg, H, T):
     return slopes[:, None, None] * term[None]
 
 
+def relative_scores(q, k, params, pre, d, H):
+    """Transformer-XL's scores (chomsky.md §7.3, `relative`), before the 1/√dh scaling, [B,H,T,T]:
+    (q_i + u_h)·k_j + (q_i + v_h)·(W_R R_{i−j})_h with r = i − j under both `causal` settings,
+    R_r = [sin(r ω_0) … sin(r ω_{d/2−1}), cos(r ω_0) … cos(r ω_{d/2−1})], ω_k = 10000^(−2k/d);
+    u, v [H,dh], W_R [d,d] (nn.Linear, no bias). q, k: [B,H,T,dh] (after LIMe mixing)."""
+    T, dh = q.shape[2], d // H
+    u = params[pre + ".attn.rel.u"][None, :, None, :]
+    v = params[pre + ".attn.rel.v"][None, :, None, :]
+    r = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)  # [T,T]: i − j
+    omega = 10000.0 ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+    R = torch.cat([torch.sin(r[..., None] * omega), torch.cos(r[..., None] * omega)], dim=-1)  # [T,T,d]
+    pos = (R @ params[pre + ".attn.rel.proj.weight"].T).view(T, T, H, dh)  # p_{i−j}, head slices
+    return (q + u) @ k.transpose(-1, -2) + torch.einsum("bhid,ijhd->bhij", q + v, pos)
+
+
 def forward(cfg, params, tokens, targets, lengths=None):
     """tokens, targets: int64 [B,T] (target −1 = not scored); lengths: int64 [B], each example's
     length (used under `causal: false`; None: T). Returns (logits [B,T,V], loss)."""
@@ -177,6 +192,8 @@ def forward(cfg, params, tokens, targets, lengths=None):
         if position == "rope":
             q, k = _rope(q, T, dh), _rope(k, T, dh)
         if attention == "spline-kernel":
+            if position in ("alibi", "relative"):
+                raise ValueError(f"position {position} is not defined for spline-kernel attention")
             # K_ij = φ(q_i)·φ(k_j) per head (after RoPE, no 1/√dh); α = K / (Σ_{j'≤i}|K_ij'| + 1e-6)
             R, K, ex, _ = spline_settings(cfg, "attn_spline")
             theta = params[spline_param_name(cfg, "attn_spline", l)]
@@ -184,7 +201,10 @@ def forward(cfg, params, tokens, targets, lengths=None):
             kern = torch.where(mask, kern, torch.zeros_like(kern))
             alpha = kern / (kern.abs().sum(-1, keepdim=True) + 1e-6)
         else:
-            s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
+            if position == "relative":
+                s = relative_scores(q, k, params, pre, d, H) / math.sqrt(dh)
+            else:
+                s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
             if position == "alibi":
                 s = s + alibi_bias(cfg, H, T)
             if attention == "softmax":

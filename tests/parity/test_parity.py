@@ -21,6 +21,8 @@ Bidirectional cases (`causal: false`, chomsky.md §7.3) for every position schem
 attentions and LIMe: the batch file holds each row's length (`lengths`: one row T long, the others
 shorter, one of length 1 where B = 3), padding targets are -1, padding keys are masked; logits are
 compared at the real positions only (chomsky.md: the outputs at padding are not compared).
+Relative positions (`relative`, chomsky.md §7.3: u, v, W_R per layer; u, v without weight decay)
+causal and bidirectional, with softmax, spline-score and LIMe.
 Prints the worst difference of every tensor; exits 1 on any failure.
 Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skips, without them.
 """
@@ -80,6 +82,16 @@ BIDIR_CASES = [
     ("rope", "layer", "gelu", 4, ["causal=false", "attention=spline-kernel"]),
     ("learned", "layer", "gelu", 2, ["causal=false", "lime=static", "layers=3"]),
 ]
+# Relative positions (chomsky.md §7.3), causal and bidirectional: (position, norm, activation, heads,
+# --set settings). Last, so that the cases before them keep their random draws.
+RELATIVE_CASES = [
+    ("relative", "layer", "gelu", 2, []),
+    ("relative", "rms", "relu", 4, []),
+    ("relative", "rms", "gelu", 4, ["lime=static", "layers=3", "attention=spline-score"]),
+    ("relative", "layer", "gelu", 4, ["causal=false"]),
+    ("relative", "rms", "gelu", 2, ["causal=false", "attention=spline-score"]),
+    ("relative", "layer", "relu", 2, ["causal=false", "lime=static", "layers=3"]),
+]
 SPLINE_GRAD_MAX, SPLINE_PARAM_MAX = 5e-2, 5e-2
 TRAIN = dict(steps_run=5, warmup=2, steps=10, lr=1e-2, weight_decay=0.01, betas=(0.9, 0.98), eps=1e-9,
              spline_lr=3e-3, router_lr=2e-2)
@@ -115,6 +127,11 @@ def is_spline(name):
 
 def is_router(name):
     return name.endswith(".attn.router")
+
+
+def is_relative_bias(name):
+    """Transformer-XL's u and v ([H, dh]; chomsky.md §7.3: biases, no weight decay)."""
+    return name.endswith(".attn.rel.u") or name.endswith(".attn.rel.v")
 
 
 def check_router_init(cfg, params):
@@ -321,8 +338,9 @@ def check_training(args, ck, batch, tokens, targets, lengths, ref_grads, gmax, w
 
     cfg, _, params = reference.load_checkpoint(ck)
     leaves = {n: p.clone().requires_grad_(True) for n, p in params.items()}
-    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not is_router(n)]  # matrices and embeddings
-    no_decay = [p for n, p in leaves.items() if p.dim() < 2 and not is_spline(n)]  # biases, norm weights
+    # matrices and embeddings (W_R too); biases, norm weights and relative's u, v
+    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not is_router(n) and not is_relative_bias(n)]
+    no_decay = [p for n, p in leaves.items() if (p.dim() < 2 and not is_spline(n)) or is_relative_bias(n)]
     splines = [p for n, p in leaves.items() if is_spline(n)]  # their own lr, no decay
     routers = [p for n, p in leaves.items() if is_router(n)]  # likewise
     groups = [{"params": decay, "weight_decay": TRAIN["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
@@ -378,7 +396,7 @@ def main():
     args = ap.parse_args()
     torch.set_default_dtype(torch.float64)
     rng = np.random.default_rng(20261130)
-    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES + LIME_CASES + BIDIR_CASES
+    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES + LIME_CASES + BIDIR_CASES + RELATIVE_CASES
     with tempfile.TemporaryDirectory(prefix="srbench-parity-") as tmp:
         for i, (position, norm, act, heads, extra) in enumerate(cases):
             spline_case = act == "spline" or any(e.startswith("attention=spline") for e in extra)

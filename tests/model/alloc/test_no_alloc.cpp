@@ -132,6 +132,7 @@ TEST_CASE("no allocation in training steps after the first: splines, every atten
       {"spline-kernel, rope, rms", Attention::SplineKernel, Activation::Spline, Position::Rope, Norm::Rms},
       {"softmax, relu, sinusoidal", Attention::Softmax, Activation::Relu, Position::Sinusoidal, Norm::Layer},
       {"spline-score, none", Attention::SplineScore, Activation::Gelu, Position::None, Norm::Rms},
+      {"softmax, relative", Attention::Softmax, Activation::Gelu, Position::Relative, Norm::Layer},
   };
   for (const Variant& v : variants) {
     ModelConfig c = config_s();
@@ -156,6 +157,8 @@ TEST_CASE("no allocation in training steps after the first: bidirectional, mixed
       {"softmax, alibi", Attention::Softmax, Position::Alibi},
       {"spline-score, rope", Attention::SplineScore, Position::Rope},
       {"spline-kernel, learned", Attention::SplineKernel, Position::Learned},
+      {"softmax, relative", Attention::Softmax, Position::Relative},
+      {"spline-score, relative", Attention::SplineScore, Position::Relative},
   };
   for (const Variant& v : variants) {
     ModelConfig c = config_s();
