@@ -89,6 +89,7 @@ struct RunResult {
   std::string message;                // why, for diverged / failed
   double wall_s = 0;
   double tokens_per_s = kNaN;
+  double eval_s = kNaN;  // of wall_s: the validation points and the final evaluation (NaN: not timed)
   std::vector<CurvePoint> curve;
   std::vector<std::string> conditions = {"id"};  // 0 = "id", then shifts ("p1=0.9"), modadd: "train"
   std::vector<EvalRow> eval;
