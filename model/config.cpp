@@ -17,6 +17,7 @@ const char* to_string(Position p) {
     case Position::Rope: return "rope";
     case Position::Alibi: return "alibi";
     case Position::None: return "none";
+    case Position::Relative: return "relative";
   }
   return "?";
 }
@@ -77,24 +78,24 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-int parse_int(const std::string& key, const std::string& text) {
+// The text of a YAML scalar read as V; a ModelError naming the key and what was `expected` otherwise.
+template <typename V>
+V parse_scalar(const std::string& key, const std::string& text, const char* expected) {
   const std::string t = trim(text);
   try {
     YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<int>();
+    if (n.IsScalar()) return n.as<V>();
   } catch (const YAML::Exception&) {
   }
-  fail(key, "expected an integer, got '" + t + "'");
+  fail(key, std::string("expected ") + expected + ", got '" + t + "'");
 }
 
+int parse_int(const std::string& key, const std::string& text) { return parse_scalar<int>(key, text, "an integer"); }
+bool parse_bool(const std::string& key, const std::string& text) {
+  return parse_scalar<bool>(key, text, "true or false");
+}
 double parse_real(const std::string& key, const std::string& text) {
-  const std::string t = trim(text);
-  try {
-    YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<double>();
-  } catch (const YAML::Exception&) {
-  }
-  fail(key, "expected a number, got '" + t + "'");
+  return parse_scalar<double>(key, text, "a number");
 }
 
 // The shortest text that reads back as the same double.
@@ -297,7 +298,8 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     t.push_back(size_field("mlp_ratio", &ModelConfig::mlp_ratio));
     t.push_back(size_field("max_len", &ModelConfig::max_len));
     t.push_back(choice_field("position", &ModelConfig::position,
-                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None}));
+                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
+                              Position::Relative}));
     t.push_back(choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms}));
     t.push_back(choice_field("activation", &ModelConfig::activation,
                              {Activation::Gelu, Activation::Relu, Activation::Spline}));
@@ -312,6 +314,10 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
           return v;
         },
         [](const std::string& v) { return v; }));
+    // Added after runs were recorded: written only when false, so that every causal config keeps its text.
+    ModelField causal = field("causal", [](auto& c) -> auto& { return c.causal; }, parse_bool, [](bool v) { return v; });
+    causal.omit = [](const ModelConfig& c) { return c.causal; };
+    t.push_back(causal);
     add_spline_fields(t, "mlp_spline", &ModelConfig::mlp_spline, &ModelConfig::mlp_init);
     add_spline_fields(t, "attn_spline", &ModelConfig::attn_spline, &ModelConfig::attn_init);
     add_recurrent_fields(t);
@@ -403,11 +409,12 @@ void ModelConfig::validate() const {
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (position == Position::Rope && head_size() % 2 != 0)
     fail("position", "rope needs an even head size d_model/heads, got " + std::to_string(head_size()));
-  if (position == Position::Sinusoidal && d_model % 2 != 0)
-    fail("position", "sinusoidal needs an even d_model, got " + std::to_string(d_model));
-  if (position == Position::Alibi && attention == Attention::SplineKernel)
-    fail("position", "alibi is not defined for model.attention: spline-kernel (the kernel form has no scores to "
-                     "bias); use position rope, learned, sinusoidal or none, or attention softmax / spline-score");
+  if ((position == Position::Sinusoidal || position == Position::Relative) && d_model % 2 != 0)
+    fail("position", std::string(to_string(position)) + " needs an even d_model, got " + std::to_string(d_model));
+  if ((position == Position::Alibi || position == Position::Relative) && attention == Attention::SplineKernel)
+    fail("position", std::string(to_string(position)) + " is not defined for model.attention: spline-kernel (the "
+                     "kernel form has no scores to bias); use position rope, learned, sinusoidal or none, or "
+                     "attention softmax / spline-score");
 }
 
 }  // namespace srbench::model

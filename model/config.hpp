@@ -18,7 +18,7 @@ class Node;
 
 namespace srbench::model {
 
-enum class Position { Learned, Sinusoidal, Rope, Alibi, None };
+enum class Position { Learned, Sinusoidal, Rope, Alibi, None, Relative };
 enum class Norm { Layer, Rms };
 enum class Activation { Gelu, Relu, Spline };
 enum class Attention { Softmax, SplineScore, SplineKernel };
@@ -67,6 +67,9 @@ struct ModelConfig {
   Attention attention = Attention::Softmax;
   Lime lime = Lime::None;
   std::string lime_init = "uniform";  // uniform | identity: the routers' init under `lime: static`
+  // false: the bidirectional transformer (chomsky.md §7.3): every position attends to every
+  // position of its own example, padding keys masked. Written into the YAML only when false.
+  bool causal = true;
   SplineConfig mlp_spline;   // used by `activation: spline`
   SplineConfig attn_spline;  // used by `attention: spline-score | spline-kernel`
 
@@ -116,9 +119,9 @@ struct ModelConfig {
   static ModelConfig from_yaml(const std::string& text);
 
   // Throws ModelError naming the offending key: vocab not set, sizes < 1, d_model not divisible
-  // by heads, odd head size under rope, odd d_model under sinusoidal, spline keypoints < 2 or
-  // range not > 0, alibi with spline-kernel attention; under a recurrent arch only its own keys
-  // are checked (sizes >= 1, stack_size and tape_size >= 2).
+  // by heads, odd head size under rope, odd d_model under sinusoidal or relative, spline
+  // keypoints < 2 or range not > 0, alibi or relative with spline-kernel attention; under a
+  // recurrent arch only its own keys are checked (sizes >= 1, stack_size and tape_size >= 2).
   void validate() const;
 
   // Every scalar key set() accepts, in the order to_yaml() writes them; spline settings dotted

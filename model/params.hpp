@@ -9,6 +9,8 @@
 //                attn.q.weight attn.k.weight attn.v.weight [d,d] each
 //                attn.q.bias attn.k.bias attn.v.bias [d] each
 //                attn.o.weight [d,d] attn.o.bias [d]
+//                attn.rel.u [H,d_h] attn.rel.v [H,d_h] attn.rel.proj.weight [d,d] (position: relative;
+//                chomsky.md §7.3: u, v no weight decay, W_R decayed, all in the main group)
 //                ln2.weight [d] (ln2.bias [d])
 //                mlp.fc.weight [m·d,d] mlp.fc.bias [m·d] mlp.proj.weight [d,m·d] mlp.proj.bias [d]
 //   ln_f.weight [d] (ln_f.bias [d])   head.weight [V,d]   head.bias [V]

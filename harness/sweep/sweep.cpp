@@ -18,6 +18,7 @@
 #include "harness/run/trainer.hpp"
 #include "harness/sweep/children.hpp"
 #include "harness/sweep/splines.hpp"
+#include "tasks/task.hpp"
 
 namespace fs = std::filesystem;
 
@@ -134,6 +135,19 @@ RunResult failed_result(const RunSpec& spec, const std::string& message, double 
   return r;
 }
 
+// `causal: false` with a task outside the tape layout is allowed (the user's choice), but noted
+// once per (task entry, model entry): such a task's targets are its next inputs.
+void print_bidirectional_notes(const Suite& suite) {
+  std::set<std::pair<std::string, std::string>> noted;
+  for (const auto& r : suite.runs) {
+    const tasks::TaskInfo* info = tasks::find_task(r.task);
+    if (r.model.causal || !info || info->tape_layout() || !noted.insert({r.entry, r.model_name}).second) continue;
+    std::cout << "note: model " << r.model_name << " is bidirectional (causal: false) and task entry " << r.entry
+              << " (task " << r.task << ") is not in the tape layout: a bidirectional model sees the answer of "
+              << "next-token tasks (each target is the next input token)\n";
+  }
+}
+
 }  // namespace
 
 int run_sweep(const Suite& suite, const SweepOptions& opts) {
@@ -179,6 +193,7 @@ int run_sweep(const Suite& suite, const SweepOptions& opts) {
                   << (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp) ? "  [done]" : "") << "\n";
     }
     if (opts.searches_only) return 0;
+    print_bidirectional_notes(suite);
     for (const RunSpec* r : mine) {
       std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
       if (!r->grid.empty()) std::cout << "  " << r->grid;

@@ -67,8 +67,9 @@ namespace {
 
 using namespace srbench::model;
 
-// Allocations counted during steps 2 and 3 (step 1 may size the workspace).
-long allocations_after_first_step(const ModelConfig& cfg, int threads) {
+// Allocations counted during steps 2 and 3 (step 1 may size the workspace); with mixed_lengths
+// the rows have lengths 1 … 32 (read by a bidirectional model).
+long allocations_after_first_step(const ModelConfig& cfg, int threads, bool mixed_lengths = false) {
   omp_set_num_threads(threads);
   Model m(cfg);
   m.init(3);
@@ -77,15 +78,18 @@ long allocations_after_first_step(const ModelConfig& cfg, int threads) {
   st.steps = 10;
   st.warmup = 1;
   const int B = 32, T = 32, n = B * T;
-  std::vector<int32_t> tokens(n), targets(n);
+  std::vector<int32_t> tokens(n), targets(n), lengths(B, T);
   for (int i = 0; i < n; ++i) {
     tokens[i] = (i * 7 + 3) % cfg.vocab;
     targets[i] = i % T == 0 ? kNotScored : tokens[i - 1];
   }
-  train_step(m, opt, tokens.data(), targets.data(), B, T, 0, st);
+  if (mixed_lengths)
+    for (int b = 0; b < B; ++b) lengths[b] = 1 + b % T;
+  const RowLengths rows{mixed_lengths ? lengths.data() : nullptr, nullptr};
+  train_step(m, opt, tokens.data(), targets.data(), B, T, 0, st, rows);
   g_allocations = 0;
   g_counting = true;
-  for (int s = 1; s < 3; ++s) train_step(m, opt, tokens.data(), targets.data(), B, T, s, st);
+  for (int s = 1; s < 3; ++s) train_step(m, opt, tokens.data(), targets.data(), B, T, s, st, rows);
   g_counting = false;
   return g_allocations.load();
 }
@@ -133,6 +137,7 @@ TEST_CASE("no allocation in training steps after the first: splines, every atten
       {"spline-kernel, rope, rms", Attention::SplineKernel, Activation::Spline, Position::Rope, Norm::Rms},
       {"softmax, relu, sinusoidal", Attention::Softmax, Activation::Relu, Position::Sinusoidal, Norm::Layer},
       {"spline-score, none", Attention::SplineScore, Activation::Gelu, Position::None, Norm::Rms},
+      {"softmax, relative", Attention::Softmax, Activation::Gelu, Position::Relative, Norm::Layer},
   };
   for (const Variant& v : variants) {
     ModelConfig c = config_s();
@@ -192,4 +197,29 @@ TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocate
       const long own = static_cast<long>(sizeof(float)) * (2L * n * cfg.vocab + n);
       CHECK(g_bytes.load() - own == recurrent_workspace_bytes(cfg, B, T, grads));
     }
+}
+
+TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths") {
+  struct Variant {
+    const char* name;
+    Attention attention;
+    Position position;
+  };
+  const Variant variants[] = {
+      {"softmax, alibi", Attention::Softmax, Position::Alibi},
+      {"spline-score, rope", Attention::SplineScore, Position::Rope},
+      {"spline-kernel, learned", Attention::SplineKernel, Position::Learned},
+      {"softmax, relative", Attention::Softmax, Position::Relative},
+      {"spline-score, relative", Attention::SplineScore, Position::Relative},
+  };
+  for (const Variant& v : variants) {
+    ModelConfig c = config_s();
+    c.causal = false;
+    c.attention = v.attention;
+    c.position = v.position;
+    for (int threads : {1, 2}) {
+      INFO(v.name << ", threads " << threads);
+      CHECK(allocations_after_first_step(c, threads, true) == 0);
+    }
+  }
 }
