@@ -34,7 +34,7 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
 
 }  // namespace
 
-RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained) {
+RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained, const BatchObserver& observe) {
   const auto wall_start = Clock::now();
   RunResult r;
   r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
@@ -73,6 +73,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         seen.add(examples[b].tokens);
       }
       batch.assemble(examples);
+      if (observe) observe(s, batch);
       const auto t0 = Clock::now();
       const model::StepResult step =
           model::train_step(*model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, settings,
