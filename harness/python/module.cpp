@@ -68,6 +68,100 @@ tasks::Stream stream_of(const std::string& text) {
 
 // ---- tasks --------------------------------------------------------------------------------------
 
+// The int32 buffers of batches' arrays. A released array's buffer is kept for the next batch
+// (a few of them): a fresh large block from malloc, returned to the system when freed, costs
+// page faults that take as long as generating a fast task's batch. Used with the GIL held
+// (taken before releasing it, given back by the array's capsule), which guards the pool.
+struct Buffer {
+  std::unique_ptr<int32_t[]> data;
+  size_t capacity = 0;
+};
+class BufferPool {
+ public:
+  Buffer* take(size_t n) {
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if ((*it)->capacity >= n && (best == free_.end() || (*it)->capacity < (*best)->capacity)) best = it;
+    if (best != free_.end() && (*best)->capacity <= 2 * n + 1024) {
+      Buffer* b = best->release();
+      free_.erase(best);
+      return b;
+    }
+    return new Buffer{std::unique_ptr<int32_t[]>(new int32_t[n]), n};
+  }
+  void give(Buffer* b) {
+    if (free_.size() >= kKept) free_.erase(free_.begin());  // the oldest
+    free_.emplace_back(b);
+  }
+
+ private:
+  static constexpr size_t kKept = 8;
+  std::vector<std::unique_ptr<Buffer>> free_;
+};
+BufferPool& buffer_pool() {
+  static auto* pool = new BufferPool;  // never destroyed: capsules may outlive static destruction
+  return *pool;
+}
+
+// An int32 NumPy array that owns `data` (no copy).
+py::array_t<int32_t> owned_array(std::unique_ptr<int32_t[]> data, std::vector<py::ssize_t> shape) {
+  int32_t* raw = data.release();
+  py::capsule free_it(raw, [](void* p) { delete[] static_cast<int32_t*>(p); });
+  return py::array_t<int32_t>(shape, raw, free_it);
+}
+
+// An int32 NumPy array over a pool buffer, which it gives back when it is freed.
+py::array_t<int32_t> pooled_array(Buffer* b, std::vector<py::ssize_t> shape) {
+  py::capsule give_back(b, [](void* p) { buffer_pool().give(static_cast<Buffer*>(p)); });
+  return py::array_t<int32_t>(shape, b->data.get(), give_back);
+}
+
+// Examples 0..count−1 drawn by draw(k, n_k, example) at lengths length(k), as Batch::assemble
+// lays them out (right-padded to the longest with token 0 and target −1) but written straight
+// into the rows: each example goes through one reused Example (no batch of them held), its rows
+// strided by the longest example the lengths allow, then packed to the longest drawn.
+template <typename Length, typename Draw>
+PyBatch draw_batch(const tasks::Task& task, int64_t count, Length length, Draw draw) {
+  size_t cap = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    task.check_length(length(k));  // a bad n: the TaskError sample_into would throw
+    cap = std::max(cap, static_cast<size_t>(task.max_sequence_length(length(k))));
+  }
+  const size_t B = static_cast<size_t>(count);
+  Buffer* tokens_buf = buffer_pool().take(B * cap);
+  Buffer* targets_buf = buffer_pool().take(B * cap);
+  int32_t* tokens = tokens_buf->data.get();
+  int32_t* targets = targets_buf->data.get();
+  std::unique_ptr<int32_t[]> lengths(new int32_t[B]), input_lengths(new int32_t[B]);
+  size_t T = 0;
+  {
+    py::gil_scoped_release release;
+    thread_local tasks::Example ex;
+    for (size_t k = 0; k < B; ++k) {
+      draw(static_cast<int64_t>(k), length(static_cast<int64_t>(k)), ex);
+      const size_t L = ex.tokens.size();
+      if (L > cap) throw std::logic_error(task.name() + ": an example longer than max_sequence_length");
+      std::copy(ex.tokens.begin(), ex.tokens.end(), tokens + k * cap);
+      std::copy(ex.targets.begin(), ex.targets.end(), targets + k * cap);
+      lengths[k] = static_cast<int32_t>(L);
+      input_lengths[k] = ex.input_length;
+      T = std::max(T, L);
+    }
+    for (size_t k = 0; k < B; ++k) {  // pack rows of stride cap to stride T, then pad
+      const size_t L = static_cast<size_t>(lengths[k]);
+      if (T != cap && k > 0) {
+        std::copy(tokens + k * cap, tokens + k * cap + L, tokens + k * T);
+        std::copy(targets + k * cap, targets + k * cap + L, targets + k * T);
+      }
+      std::fill(tokens + k * T + L, tokens + (k + 1) * T, 0);
+      std::fill(targets + k * T + L, targets + (k + 1) * T, tasks::kNotScored);
+    }
+  }
+  const auto b = static_cast<py::ssize_t>(B), t = static_cast<py::ssize_t>(T);
+  return {pooled_array(tokens_buf, {b, t}), pooled_array(targets_buf, {b, t}), owned_array(std::move(lengths), {b}),
+          owned_array(std::move(input_lengths), {b})};
+}
+
 struct PyTask {
   std::shared_ptr<const tasks::Task> task;
 
@@ -75,23 +169,16 @@ struct PyTask {
       : task(tasks::make_task(name, params, {data_seed})) {}
 
   // Examples index .. index+count−1 at length n, as `srbench sample` draws them, padded as the
-  // trainer pads (Batch::assemble).
+  // trainer pads.
   PyBatch sample(int64_t n, int64_t count, uint64_t seed, const std::string& stream_text, int64_t index) const {
     if (count < 1) value_error("count must be at least 1, got " + std::to_string(count));
     if (index < 0) value_error("index must be at least 0, got " + std::to_string(index));
     if (n > 1'000'000) value_error("n " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
     const int len = static_cast<int>(std::max<int64_t>(n, -1));
-    Batch b;
-    {
-      py::gil_scoped_release release;
-      thread_local std::vector<tasks::Example> examples;  // storage reused across calls
-      examples.resize(static_cast<size_t>(count));
-      for (int64_t k = 0; k < count; ++k)
-        task->sample_into(seed, stream, static_cast<uint64_t>(index + k), len, examples[static_cast<size_t>(k)]);
-      b.assemble(examples);
-    }
-    return to_python(std::move(b));
+    return draw_batch(*task, count, [len](int64_t) { return len; }, [&](int64_t k, int n_k, tasks::Example& ex) {
+      task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
+    });
   }
 
   // One example per entry of `lengths`: example index+i at length lengths[i].
@@ -102,16 +189,12 @@ struct PyTask {
     for (int64_t n : lengths)
       if (n > 1'000'000) value_error("length " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
-    Batch b;
-    {
-      py::gil_scoped_release release;
-      std::vector<tasks::Example> examples(lengths.size());
-      for (size_t i = 0; i < lengths.size(); ++i)
-        task->sample_into(seed, stream, static_cast<uint64_t>(index) + i,
-                          static_cast<int>(std::max<int64_t>(lengths[i], -1)), examples[i]);
-      b.assemble(examples);
-    }
-    return to_python(std::move(b));
+    return draw_batch(
+        *task, static_cast<int64_t>(lengths.size()),
+        [&](int64_t k) { return static_cast<int>(std::max<int64_t>(lengths[static_cast<size_t>(k)], -1)); },
+        [&](int64_t k, int n_k, tasks::Example& ex) {
+          task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
+        });
   }
 };
 
@@ -350,10 +433,13 @@ struct PyScorer {
         const int32_t target = bt.targets[at];
         if (target < 0) continue;
         const float* row = logits.data() + at * V;
-        const double mx = *std::max_element(row, row + V);
-        double z = 0;
-        for (size_t v = 0; v < V; ++v) z += std::exp(static_cast<double>(row[v]) - mx);
-        loss += std::log(z) + (mx - static_cast<double>(row[target]));
+        // log Σ exp(row − max) = log1p(Σ over the others), exact for confident logits too
+        const size_t top = static_cast<size_t>(std::max_element(row, row + V) - row);
+        const double mx = row[top];
+        double rest = 0;
+        for (size_t v = 0; v < V; ++v)
+          if (v != top) rest += std::exp(static_cast<double>(row[v]) - mx);
+        loss += std::log1p(rest) + (mx - static_cast<double>(row[target]));
       }
       out.logits = logits.data();
       out.vocab = vocab;
