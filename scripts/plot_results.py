@@ -4,8 +4,12 @@
     /usr/bin/python3 scripts/plot_results.py results/shortcuts.h5 --out docs/figures/shortcuts
 
 Writes PNGs (each kind skipped, with a printed note, when the file has nothing for it):
-  acc_vs_length_<entry>.png   seq_acc of condition id vs evaluation length, one line per
-                              (model, grid) variant: mean over seeds, band min..max over seeds
+  acc_vs_length_<entry>.png   seq_acc and token_acc of condition id vs evaluation length, one line
+                              per (model, grid) variant: mean over seeds, band min..max over seeds;
+                              a dashed line at the longest training length, a dotted chance line
+                              (a uniform guess's token accuracy) on the token_acc panel
+  position_acc_<entry>.png    accuracy at each position (eval/position_acc) of the id rows beyond
+                              the training length, one panel per variant, one line per length
   curves_<entry>.png          val_acc and train_loss vs step (mean over seeds, band min..max)
   token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
                               one dot per seed, per group
@@ -14,13 +18,16 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
   splines_<source>.png        learned splines (/runs/<id>/splines, /splines/<search>) against
                               their reference: GeLU (mlp), exp (spline-score) or elu+1 (spline-kernel)
   routers_<group>.png         LIMe router weights per layer (/runs/<id>/routers/layer<l>), mean over seeds
-  value_entropy.png           diag/value_entropy per layer, mean over seeds, one line per group
+  value_entropy.png           diag/value_entropy per layer, mean over seeds: one panel per entry,
+                              one line (colour and style) per variant
   attn_entropy.png            diag/attn_entropy [layers, heads] per group, mean over seeds
 
-Each kind is a data function (accuracy_by_length, training_curves, shortcut_gaps, transfer_matrix,
-splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
+Every legend sits outside the data, and each variant of a figure has its own colour, line style
+and marker.
+Each kind is a data function (accuracy_by_length, position_accuracy, training_curves, shortcut_gaps,
+transfer_matrix, splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
 returns the data by kind, so a test can compare what is drawn with the file.
-Needs h5py, numpy and matplotlib (Debian's /usr/bin/python3).
+Needs h5py, numpy, matplotlib and yaml (Debian's /usr/bin/python3).
 """
 import argparse
 import math
@@ -34,7 +41,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import yaml  # noqa: E402
 from cycler import cycler  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
 
 DPI = 100
 # 20 distinct colours (the default cycle repeats after 10, and a figure may hold 12-18 variants)
@@ -43,6 +52,36 @@ plt.rcParams["axes.prop_cycle"] = cycler(color=plt.get_cmap("tab20").colors)
 
 def text(v):
     return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def style(i):
+    """The i-th variant's look: 10 colours x 4 line styles x 6 markers, distinct for 120 variants."""
+    colours = plt.get_cmap("tab10").colors
+    return {"color": colours[i % 10], "linestyle": ("-", "--", ":", "-.")[(i // 10) % 4],
+            "marker": ("o", "s", "^", "D", "v", "P")[i % 6]}
+
+
+def legend_outside(ax, **kw):
+    """The legend to the right of the axes, never over the data."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=kw.pop("fontsize", 6), loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, **kw)
+
+
+def run_config(g):
+    """A run's resolved config (the `config` attribute) as a dict; {} when absent or unreadable."""
+    try:
+        c = yaml.safe_load(text(g.attrs.get("config", ""))) or {}
+    except yaml.YAMLError:
+        return {}
+    return c if isinstance(c, dict) else {}
+
+
+def train_max_length(config):
+    """The longest training length of a resolved config (train.length: [lo, hi]), else None."""
+    length = (config.get("train") or {}).get("length")
+    if isinstance(length, list) and length and all(isinstance(v, int) for v in length):
+        return max(length)
+    return length if isinstance(length, int) else None
 
 
 def safe_name(s):
@@ -115,44 +154,141 @@ def eval_table(g, column):
     return conds, g["eval/length"][:], g["eval/condition"][:], g["eval/" + column][:]
 
 
+def id_rows(g, column):
+    """{length: value} of a run's condition-id evaluation rows, or None."""
+    table = eval_table(g, column)
+    if table is None or "id" not in table[0]:
+        return None
+    conds, L, C, A = table
+    cid = conds.index("id")
+    return {int(l): float(a) for l, c, a in zip(L, C, A) if c == cid}
+
+
 def accuracy_by_length(f, runs):
-    """{(entry, model, grid): {lengths, mean, min, max}} over the seeds, condition id."""
+    """{(entry, model, grid): {lengths, mean, min, max (seq_acc), token: (mean, min, max),
+    train_max, chance}} over the seeds, condition id. train_max: the longest training length of the
+    group's runs; chance: the mean of their `chance` attributes (NaN when absent)."""
     out = {}
     for key, rs in groups_of(runs).items():
-        per_seed = []
+        per_seed, per_seed_token, train_max, chance = [], [], [], []
         for r in rs:
-            table = eval_table(f["runs"][r["run_id"]], "seq_acc")
-            if table is None or "id" not in table[0]:
+            g = f["runs"][r["run_id"]]
+            seq, tok = id_rows(g, "seq_acc"), id_rows(g, "token_acc")
+            if seq is None:
                 continue
-            conds, L, C, A = table
-            cid = conds.index("id")
-            per_seed.append({int(l): float(a) for l, c, a in zip(L, C, A) if c == cid})
+            per_seed.append(seq)
+            per_seed_token.append(tok)
+            t = train_max_length(run_config(g))
+            if t is not None:
+                train_max.append(t)
+            chance.append(float(g.attrs.get("chance", np.nan)))
         if not per_seed:
             continue
         lengths = sorted(set().union(*per_seed))
-        values = [[s.get(l, np.nan) for l in lengths] for s in per_seed]
-        mean, lo, hi = seed_band(values)
-        out[key] = {"lengths": np.array(lengths), "mean": mean, "min": lo, "max": hi}
+        mean, lo, hi = seed_band([[s.get(l, np.nan) for l in lengths] for s in per_seed])
+        token = seed_band([[s.get(l, np.nan) for l in lengths] for s in per_seed_token])
+        with np.errstate(all="ignore"):
+            c = float(np.nanmean(chance)) if np.isfinite(chance).any() else float("nan")
+        out[key] = {"lengths": np.array(lengths), "mean": mean, "min": lo, "max": hi, "token": token,
+                    "train_max": max(train_max) if train_max else None, "chance": c}
     return out
+
+
+def mark_training_length(ax, train_max):
+    if train_max is not None:
+        ax.axvline(train_max, color="0.3", ls="--", lw=1, label=f"longest training length ({train_max})")
 
 
 def plot_accuracy_vs_length(data, out_dir, written):
     entries = list(dict.fromkeys(k[0] for k in data))
     for entry in entries:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2), constrained_layout=True)
-        for key, d in data.items():
-            if key[0] != entry:
-                continue
-            line, = ax.plot(d["lengths"], d["mean"], marker="o", label=variant_label(key[1], key[2]))
-            ax.fill_between(d["lengths"], d["min"], d["max"], color=line.get_color(), alpha=0.2)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("evaluation length n")
-        ax.set_ylabel("seq_acc (condition id)")
-        ax.set_ylim(-0.03, 1.03)
-        ax.set_title(f"{entry}: accuracy vs length (mean, band min..max over seeds)", fontsize=9)
-        ax.legend(fontsize=6, ncol=2)
-        ax.grid(alpha=0.3)
+        keys = [k for k in data if k[0] == entry]
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
+        for i, key in enumerate(keys):
+            d = data[key]
+            for ax, (mean, lo, hi) in zip(axes, ((d["mean"], d["min"], d["max"]), d["token"])):
+                st = style(i)
+                ax.plot(d["lengths"], mean, ms=4, label=variant_label(key[1], key[2]), **st)
+                ax.fill_between(d["lengths"], lo, hi, color=st["color"], alpha=0.15)
+        train_max = max((data[k]["train_max"] for k in keys if data[k]["train_max"] is not None), default=None)
+        chances = [data[k]["chance"] for k in keys if np.isfinite(data[k]["chance"])]
+        for ax, what in zip(axes, ("seq_acc", "token_acc")):
+            mark_training_length(ax, train_max)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("evaluation length n")
+            ax.set_ylabel(f"{what} (condition id)")
+            ax.set_ylim(-0.03, 1.03)
+            ax.grid(alpha=0.3)
+        if chances:
+            axes[1].axhline(float(np.mean(chances)), color="0.3", ls=":", lw=1.2,
+                            label=f"chance (uniform guess, {np.mean(chances):.3g})")
+        axes[0].set_title("sequence accuracy", fontsize=9)
+        axes[1].set_title("token accuracy at scored positions", fontsize=9)
+        legend_outside(axes[1])
+        fig.suptitle(f"{entry}: accuracy vs length (mean, band min..max over seeds)", fontsize=9)
         save(fig, os.path.join(out_dir, f"acc_vs_length_{safe_name(entry)}.png"), written)
+
+
+# ---- accuracy per position ------------------------------------------------------------------------
+
+def position_accuracy(f, runs):
+    """{(entry, model, grid): {"train_max", "lengths": {length: (positions, mean over seeds)}}}:
+    eval/position_acc of the condition-id rows longer than the training range (the OOD lengths);
+    groups without such rows or without eval/position_acc are left out."""
+    out = {}
+    for key, rs in groups_of(runs).items():
+        per_length, train_max = {}, None
+        for r in rs:
+            g = f["runs"][r["run_id"]]
+            if "eval" not in g or "position_acc" not in g["eval"]:
+                continue
+            t = train_max_length(run_config(g))
+            if t is None:
+                continue
+            train_max = t if train_max is None else max(train_max, t)
+            conds = [text(c) for c in g["eval/conditions"][:]]
+            if "id" not in conds:
+                continue
+            P = np.asarray(g["eval/position_acc"][:], dtype=float)
+            for row, (l, c) in enumerate(zip(g["eval/length"][:], g["eval/condition"][:])):
+                if c == conds.index("id") and l > t and P.ndim == 2 and P.shape[1] > 0:
+                    per_length.setdefault(int(l), []).append(P[row])
+        if not per_length:
+            continue
+        lengths = {}
+        for l, rows in sorted(per_length.items()):
+            width = max(r.size for r in rows)
+            padded = [np.pad(r, (0, width - r.size), constant_values=np.nan) for r in rows]
+            mean = seed_band(padded)[0]
+            scored = np.flatnonzero(np.isfinite(mean))
+            lengths[l] = (scored, mean[scored])
+        out[key] = {"train_max": train_max, "lengths": lengths}
+    return out
+
+
+def plot_position_accuracy(data, out_dir, written):
+    for entry in dict.fromkeys(k[0] for k in data):
+        keys = [k for k in data if k[0] == entry]
+        rows, cols = grid_shape(len(keys), 3)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 1.6, 3.2 * rows), squeeze=False,
+                                 constrained_layout=True)
+        for ax, key in zip(axes.flat, keys):
+            d = data[key]
+            for i, (l, (pos, acc)) in enumerate(d["lengths"].items()):
+                st = style(i)
+                ax.plot(pos, acc, lw=1, ms=2, label=f"length {l}", **{**st, "marker": None})
+            mark_training_length(ax, d["train_max"])
+            ax.set_ylim(-0.03, 1.03)
+            ax.set_xlabel("position in the sequence", fontsize=7)
+            ax.set_ylabel("accuracy (mean over seeds)", fontsize=7)
+            ax.set_title(variant_label(key[1], key[2]), fontsize=7)
+            ax.tick_params(labelsize=6)
+            ax.grid(alpha=0.3)
+            legend_outside(ax, fontsize=5)
+        for ax in list(axes.flat)[len(keys):]:
+            ax.axis("off")
+        fig.suptitle(f"{entry}: accuracy at each scored position, lengths beyond training (condition id)", fontsize=9)
+        save(fig, os.path.join(out_dir, f"position_acc_{safe_name(entry)}.png"), written)
 
 
 # ---- training curves ----------------------------------------------------------------------------
@@ -180,13 +316,13 @@ def training_curves(f, runs):
 def plot_training_curves(data, out_dir, written):
     for entry in dict.fromkeys(k[0] for k in data):
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
-        for key, d in data.items():
-            if key[0] != entry:
-                continue
+        for i, key in enumerate(k for k in data if k[0] == entry):
+            d = data[key]
             for ax, q in zip(axes, ("val_acc", "train_loss")):
                 mean, lo, hi = d[q]
-                line, = ax.plot(d["step"], mean, label=variant_label(key[1], key[2]))
-                ax.fill_between(d["step"], lo, hi, color=line.get_color(), alpha=0.2)
+                st = {**style(i), "marker": None}
+                ax.plot(d["step"], mean, label=variant_label(key[1], key[2]), **st)
+                ax.fill_between(d["step"], lo, hi, color=st["color"], alpha=0.15)
         axes[0].set_ylabel("val_acc (ID validation set)")
         axes[0].set_ylim(-0.03, 1.03)
         axes[1].set_ylabel("train loss")
@@ -194,7 +330,7 @@ def plot_training_curves(data, out_dir, written):
         for ax in axes:
             ax.set_xlabel("step")
             ax.grid(alpha=0.3)
-        axes[0].legend(fontsize=6, ncol=2)
+        legend_outside(axes[1])
         fig.suptitle(f"{entry}: training curves (mean, band min..max over seeds)", fontsize=9)
         save(fig, os.path.join(out_dir, f"curves_{safe_name(entry)}.png"), written)
 
@@ -212,7 +348,17 @@ def shortcut_gaps(runs):
     return out
 
 
-def plot_shortcut_gap(data, out_dir, written):
+def learned_position_groups(f, runs):
+    """The groups whose model uses learned absolute positions: at lengths beyond training they read
+    position rows that training never updated, so their gap measures those rows, not a shortcut."""
+    out = set()
+    for key, rs in groups_of(runs).items():
+        if any((run_config(f["runs"][r["run_id"]]).get("model") or {}).get("position") == "learned" for r in rs):
+            out.add(key)
+    return out
+
+
+def plot_shortcut_gap(data, out_dir, written, learned=frozenset()):
     entries = list(dict.fromkeys(k[0] for k in data))
     variants = list(dict.fromkeys((k[1], k[2]) for k in data))
     width = 0.8 / len(variants)
@@ -227,14 +373,24 @@ def plot_shortcut_gap(data, out_dir, written):
                 ms.append(m)
                 err_lo.append(m - lo)
                 err_hi.append(hi - m)
-        ax.bar(xs, ms, width, yerr=[err_lo, err_hi], capsize=1.5, label=variant_label(model, grid))
+        hatched = [(e, model, grid) in learned for e in entries if (e, model, grid) in data]
+        bars = ax.bar(xs, ms, width, yerr=[err_lo, err_hi], capsize=1.5, label=variant_label(model, grid),
+                      color=style(j)["color"])
+        for bar, h in zip(bars, hatched):
+            if h:
+                bar.set_hatch("///")
+                bar.set_alpha(0.55)
     ax.set_xticks(range(len(entries)))
     ax.set_xticklabels(entries, rotation=20, fontsize=8)
     ax.set_ylabel("shortcut_gap = id_acc - min(ood, shift)")
     ax.set_ylim(-1.03, 1.03)
     ax.axhline(0, color="k", lw=0.5)
-    ax.set_title("shortcut gap per variant (mean over seeds, bars min..max)", fontsize=9)
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    title = "shortcut gap per variant (mean over seeds, bars min..max)"
+    if learned:
+        title += ("\nhatched: learned absolute positions; their rows beyond the training length\n"
+                  "were never trained, so the gap there is not a test of a shortcut")
+    ax.set_title(title, fontsize=8)
+    legend_outside(ax)
     save(fig, os.path.join(out_dir, "shortcut_gap.png"), written)
 
 
@@ -253,13 +409,16 @@ def transfer_matrix(f):
 def plot_transfer(data, out_dir, written):
     R, C = len(data["searched_on"]), len(data["trained_on"])
     fig, axes = plt.subplots(1, 2, figsize=(max(8, 1.6 * C + 4), max(3.5, 0.6 * R + 2)), constrained_layout=True)
-    for ax, q, cmap in zip(axes, ("id_acc_delta", "steps_ratio"), ("RdBu", "viridis")):
+    for ax, q in zip(axes, ("id_acc_delta", "steps_ratio")):
         m = data[q]
-        if q == "id_acc_delta":
+        if q == "id_acc_delta":  # centred on 0: red worse, blue better than GeLU
             lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1.0
-            im = ax.imshow(m, cmap=cmap, vmin=-lim, vmax=lim)
-        else:
-            im = ax.imshow(m, cmap=cmap)
+            im = ax.imshow(m, cmap="RdBu", vmin=-lim or -1.0, vmax=lim or 1.0)
+        else:  # a ratio, centred on 1 on a log scale: blue fewer steps than GeLU, red more
+            pos = m[np.isfinite(m) & (m > 0)]
+            lim = float(np.max(np.abs(np.log(pos)))) if pos.size else 0.0
+            lim = math.exp(max(lim, math.log(1.05)))
+            im = ax.imshow(np.where(m > 0, m, np.nan), cmap="RdBu_r", norm=LogNorm(vmin=1 / lim, vmax=lim))
         for i in range(R):
             for j in range(C):
                 ax.text(j, i, "-" if np.isnan(m[i, j]) else f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7)
@@ -355,8 +514,10 @@ def plot_splines(data, out_dir, written):
             ax.set_ylim(min(lo, np.min(d["ref"][d["ref"] < 1e6])) - pad, hi + pad if d["reference"] != "exp"
                         else max(hi, 3.0) + pad)
             ax.set_title(param, fontsize=7)
+            ax.set_xlabel("input x", fontsize=7)
+            ax.set_ylabel("spline value f(x)", fontsize=7)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=6)
+            legend_outside(ax)
         for ax in list(axes.flat)[len(names):]:
             ax.axis("off")
         fig.suptitle(f"splines: {source} (seeds overlaid)", fontsize=9)
@@ -413,16 +574,24 @@ def diag_means(f, runs, quantity):
 
 
 def plot_value_entropy(data, out_dir, written):
-    fig, ax = plt.subplots(figsize=(7.5, 4.4), constrained_layout=True)
-    for key, v in data.items():
-        ax.plot(np.arange(v.size), v, marker="o", label=f"{key[0]} {variant_label(key[1], key[2])}")
-    ax.set_xlabel("layer")
-    ax.set_ylabel("value entropy (nats)")
-    ax.set_title("value entropy per layer (mean over seeds); falling with depth = collapse", fontsize=9)
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.grid(alpha=0.3)
-    if len(data) <= 24:
-        ax.legend(fontsize=5, ncol=2)
+    entries = list(dict.fromkeys(k[0] for k in data))
+    rows, cols = grid_shape(len(entries), 3)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols + 1.0, 3.4 * rows + 0.4), squeeze=False,
+                             constrained_layout=True)
+    for ax, entry in zip(axes.flat, entries):
+        for i, key in enumerate(k for k in data if k[0] == entry):
+            v = data[key]
+            ax.plot(np.arange(v.size), v, ms=3, label=variant_label(key[1], key[2]), **style(i))
+        ax.set_xlabel("layer", fontsize=7)
+        ax.set_ylabel("value entropy (nats)", fontsize=7)
+        ax.set_title(entry, fontsize=8)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.tick_params(labelsize=6)
+        ax.grid(alpha=0.3)
+        legend_outside(ax, fontsize=5)
+    for ax in list(axes.flat)[len(entries):]:
+        ax.axis("off")
+    fig.suptitle("value entropy per layer (mean over seeds); falling with depth = collapse", fontsize=9)
     save(fig, os.path.join(out_dir, "value_entropy.png"), written)
 
 
@@ -481,11 +650,18 @@ def plot_token_errors(data, out_dir, written):
         d = data[key]
         e = d["errors"]
         x = np.arange(len(d["cells"]))
-        floor = 1e-4  # zero errors drawn at the floor
+        positive = e[np.isfinite(e) & (e > 0)]
+        floor = 10.0 ** math.floor(math.log10(positive.min())) / 10 if positive.size else 1e-4
         for i in range(e.shape[0]):
-            ax.scatter(x + (i - (e.shape[0] - 1) / 2) * 0.06, np.maximum(e[i], floor), s=10, alpha=0.8)
+            xi = x + (i - (e.shape[0] - 1) / 2) * 0.06
+            nz = e[i] > 0
+            ax.scatter(xi[nz], e[i][nz], s=10, alpha=0.8, color=style(i)["color"], label="seeds (a colour each)" if i == 0 else None)
+            ax.scatter(xi[e[i] == 0], np.full(int(np.sum(e[i] == 0)), floor), s=18, marker="v", facecolors="none",
+                       edgecolors=style(i)["color"], label="no error (drawn below the axis break)" if i == 0 else None)
         with np.errstate(all="ignore"):
-            ax.scatter(x, np.maximum(np.nanmean(e, axis=0), floor), marker="_", s=300, color="k", label="mean")
+            mean = np.nanmean(e, axis=0)
+        ax.scatter(x[mean > 0], mean[mean > 0], marker="_", s=300, color="k", label="mean over seeds")
+        ax.axhline(floor * 2, color="0.5", lw=0.6, ls=(0, (4, 2)))
         ax.set_yscale("log")
         ax.set_ylim(floor / 2, 1.5)
         ax.set_xticks(x)
@@ -493,9 +669,11 @@ def plot_token_errors(data, out_dir, written):
         ax.set_title(f"{key[0]} {variant_label(key[1], key[2])}", fontsize=7)
         ax.set_ylabel("error rate at scored positions", fontsize=7)
         ax.grid(alpha=0.3, which="both")
+        legend_outside(ax, fontsize=5)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
-    fig.suptitle("error rate 1 - token_acc per condition and length\n(dots: seeds; bar: mean; zero drawn at 1e-4)", fontsize=9)
+    fig.suptitle("error rate 1 - token_acc per condition and length\n(dots: seeds; bar: mean; hollow triangles "
+                 "below the dashed break: no error at all)", fontsize=9)
     save(fig, os.path.join(out_dir, "token_error.png"), written)
 
 
@@ -512,10 +690,14 @@ def render_all(path, out_dir):
         kinds = [  # (name, data, draw, note when there is nothing to draw)
             ("accuracy_vs_length", accuracy_by_length(f, runs), plot_accuracy_vs_length,
              "no evaluation rows; skipping accuracy vs length"),
+            ("position_accuracy", position_accuracy(f, runs), plot_position_accuracy,
+             "no per-position accuracy beyond the training length; skipping accuracy per position"),
             ("training_curves", training_curves(f, runs), plot_training_curves,
              "no training curves; skipping training curves"),
             ("token_error", token_errors(f, runs), plot_token_errors, "no evaluation rows; skipping error rates"),
-            ("shortcut_gap", shortcut_gaps(runs), plot_shortcut_gap, "no shortcut_gap defined; skipping shortcut gap"),
+            ("shortcut_gap", shortcut_gaps(runs),
+             lambda d, o, w: plot_shortcut_gap(d, o, w, learned_position_groups(f, runs)),
+             "no shortcut_gap defined; skipping shortcut gap"),
             ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
             ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),
             ("routers", routers(f, runs), plot_routers, "no LIMe routers; skipping router weights"),

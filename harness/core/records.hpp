@@ -89,6 +89,7 @@ struct RunResult {
   std::string message;                // why, for diverged / failed
   double wall_s = 0;
   double tokens_per_s = kNaN;
+  double eval_s = kNaN;  // of wall_s: the validation points and the final evaluation (NaN: not timed)
   std::vector<CurvePoint> curve;
   std::vector<std::string> conditions = {"id"};  // 0 = "id", then shifts ("p1=0.9"), modadd: "train"
   std::vector<EvalRow> eval;
@@ -96,7 +97,8 @@ struct RunResult {
   Diagnostics diag;
   std::vector<RouterWeights> routers;  // LIMe runs: the trained routers, by layer (empty otherwise)
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
-  double chance = kNaN;               // a uniform guess's token accuracy (1 / output classes; tape tasks), else NaN
+  double chance = kNaN;               // a uniform guess's token accuracy: 1 / output classes (tape tasks), else
+                                      // 1 / distinct targets at the validation set's scored positions
   std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
   std::string splines_from;           // the run's model.splines_from ("" when none)
   std::string splines_task;           // the task the splines were searched on ("" when none or unknown)

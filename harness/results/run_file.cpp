@@ -76,6 +76,7 @@ const std::vector<RunAttribute>& run_attributes() {
       real_attr("ood_token_acc", [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
       real_attr("chance", [](auto& r) -> auto& { return r.chance; }, true),
       int_attr("fitted", [](auto& r) -> auto& { return r.metrics.fitted; }, true),
+      real_attr("eval_s", [](auto& r) -> auto& { return r.eval_s; }, true),
   };
   return t;
 }

@@ -1,6 +1,7 @@
 #include "harness/run/trainer.hpp"
 
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 #include "harness/core/splines.hpp"
@@ -32,6 +33,16 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
   return out;
 }
 
+// A uniform guess's token accuracy for a task without a tape layout: one over the number of distinct
+// targets at the scored positions of the validation set (NaN when nothing is scored).
+double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
+  std::set<int32_t> classes;
+  for (const auto& ex : val)
+    for (const int32_t t : ex.targets)
+      if (t != tasks::kNotScored) classes.insert(t);
+  return classes.empty() ? kNaN : 1.0 / static_cast<double>(classes.size());
+}
+
 }  // namespace
 
 RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained, const BatchObserver& observe) {
@@ -61,11 +72,12 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     }
 
     const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
+    if (std::isnan(r.chance)) r.chance = uniform_guess_accuracy(val);
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
     Batch batch;
     SeenSet seen;  // every training example drawn (8 bytes each), for eval/seen_frac
-    double train_seconds = 0, loss_sum = 0;
+    double train_seconds = 0, eval_seconds = 0, loss_sum = 0;
     int64_t real_tokens = 0, loss_n = 0;
     for (int64_t s = 0; s < tc.steps; ++s) {
       for (int64_t b = 0; b < tc.batch; ++b) {
@@ -92,21 +104,25 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         p.train_loss = loss_sum / static_cast<double>(loss_n);
         p.lr = step.lr;
         p.grad_norm = step.grad_norm;
+        const auto e0 = Clock::now();
         p.val_acc = evaluate_examples(*model, val).seq_acc;
+        eval_seconds += seconds_since(e0);
         r.curve.push_back(p);
         loss_sum = 0, loss_n = 0;
       }
     }
     if (train_seconds > 0) r.tokens_per_s = static_cast<double>(real_tokens) / train_seconds;
-
     if (r.status == "ok") {
       seen.seal();
+      const auto e0 = Clock::now();
       evaluate_run(*model, *task, spec, r, &seen);
+      eval_seconds += seconds_since(e0);
       // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
       // validation set, extended or cut to 64), the same for every seed.
       r.diag = compute_diagnostics(*model, validation_set(*task, tc, kDiagExamples));
       r.routers = learned_routers(*model);
     }
+    r.eval_s = eval_seconds;
     r.splines = model_splines(*model);
     r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);
     if (trained) *trained = std::move(model);

@@ -50,6 +50,8 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
   CHECK(a.message == b.message);
   CHECK(same(a.wall_s, b.wall_s));
   CHECK(same(a.tokens_per_s, b.tokens_per_s));
+  CHECK(same(a.eval_s, b.eval_s));
+  CHECK(same(a.chance, b.chance));
   REQUIRE(a.curve.size() == b.curve.size());
   for (size_t i = 0; i < a.curve.size(); ++i) {
     CHECK(a.curve[i].step == b.curve[i].step);

@@ -53,6 +53,9 @@ TEST_CASE("seen_frac: every input seen at a tiny training length, none beyond th
   CHECK(r.eval[0].input_space == 8.0);
   CHECK(r.eval[1].seen_frac == 0.0);  // length 12 was never trained on
   CHECK(r.eval[1].input_space == 4096.0);
+  CHECK(r.chance == 0.5);  // parity states: the scored targets are the two states
+  CHECK(r.eval_s > 0);     // the validation points and the final evaluation, timed
+  CHECK(r.eval_s < r.wall_s);
 
   // an independent count: the run's training examples redrawn, compared token by token
   const auto task = srbench::tasks::make_task(spec.task, spec.params, {spec.train.data_seed});

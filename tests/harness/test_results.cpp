@@ -37,6 +37,8 @@ RunResult sample_run(const std::string& id, uint64_t seed) {
   r.message = "loss became NaN at step 350 — ✗";
   r.wall_s = 12.5 + static_cast<double>(seed);
   r.tokens_per_s = kNaN;
+  r.eval_s = 3.25;
+  r.chance = 0.5;
   r.curve = {{200, 0.69, 0.5, 1e-3, 2.5}, {400, 0.12, 0.97, 5e-4, kNaN}, {500, kNaN, 1.0, 0.0, 0.25}};
   r.conditions = {"id", "p1=0.9", "p1=0.2,p2=0.3"};
   r.eval = {{8, 0, 0.01, 0.999, 0.99}, {16, 0, 2.5, 0.61, 0.125}, {8, 1, kNaN, 0.5, 0.25}, {8, 2, 0.3, 0.9, 0.75}};

@@ -135,10 +135,11 @@ def main():
             check(f"skipping {kind}" in notes, f"note for skipped {kind} printed")
         names = sorted(os.path.basename(p) for p, _ in written)
         check(names == sorted(os.listdir(out1)), f"written list {names} matches the folder")
-        check(names == sorted(["acc_vs_length_parity.png", "curves_parity.png", "shortcut_gap.png", "token_error.png",
-                               "value_entropy.png", "attn_entropy.png"]), f"figures of the real file: {names}")
-        fixed = {"acc_vs_length_parity.png": (640, 420), "curves_parity.png": (1000, 380),
-                 "value_entropy.png": (750, 440)}
+        check(names == sorted(["acc_vs_length_parity.png", "position_acc_parity.png", "curves_parity.png",
+                               "shortcut_gap.png", "token_error.png", "value_entropy.png", "attn_entropy.png"]),
+              f"figures of the real file: {names}")
+        fixed = {"acc_vs_length_parity.png": (1100, 420), "curves_parity.png": (1000, 380),
+                 "value_entropy.png": (620, 380)}
         for p, size in written:
             check(fixed.get(os.path.basename(p), size) == size, f"{p}: declared size {size}")
             check_png(p, size)
@@ -164,6 +165,33 @@ def main():
                 close(d["mean"], acc.mean(axis=0), f"{model} plotted mean accuracy")
                 close(d["min"], acc.min(axis=0), f"{model} plotted min accuracy")
                 close(d["max"], acc.max(axis=0), f"{model} plotted max accuracy")
+                tok = []
+                for rid in ids:
+                    g = f["runs"][rid]["eval"]
+                    conds = [c.decode() for c in g["conditions"][:]]
+                    tok.append({int(l): t for l, c, t in zip(g["length"][:], g["condition"][:], g["token_acc"][:])
+                                if conds[c] == "id"})
+                close(d["token"][0], [np.mean([t[l] for t in tok]) for l in (2, 4, 8)], f"{model} plotted token_acc")
+                check(d["train_max"] == 4, f"{model} training-length marker at 4, not {d['train_max']}")
+                # chance: parity's scored targets are the two bits, and every run says so
+                close(d["chance"], 0.5, f"{model} chance line")
+                close([f["runs"][rid].attrs["chance"] for rid in ids], [0.5, 0.5], f"{model} chance attributes")
+                # accuracy per position beyond the training length (8 only): the seeds' mean, scored
+                # positions only, and, for parity's final answer, consistent with token_acc
+                pa = data["position_accuracy"][key]
+                check(list(pa["lengths"]) == [8] and pa["train_max"] == 4, f"{model} position plot lengths {list(pa['lengths'])}")
+                rows8 = []
+                for rid in ids:
+                    g = f["runs"][rid]["eval"]
+                    conds = [c.decode() for c in g["conditions"][:]]
+                    sel = (g["length"][:] == 8) & (g["condition"][:] == conds.index("id"))
+                    rows8.append(g["position_acc"][:][sel][0])
+                mean8 = np.mean(rows8, axis=0)
+                pos, acc8 = pa["lengths"][8]
+                close(pos, np.flatnonzero(np.isfinite(mean8)), f"{model} scored positions at length 8")
+                close(acc8, mean8[np.isfinite(mean8)], f"{model} plotted position accuracy")
+                scored_mean = np.mean([np.nanmean(r) for r in rows8])
+                close(scored_mean, np.mean([t[8] for t in tok]), f"{model} position accuracy vs token_acc", tol=1e-9)
                 # training curves: steps 10, 20, 30
                 val = np.array([f["runs"][rid]["curve/val_acc"][:] for rid in ids])
                 loss = np.array([f["runs"][rid]["curve/train_loss"][:] for rid in ids])
@@ -275,7 +303,7 @@ def main():
         check(r.returncode == 2 and "no such file" in r.stderr, f"missing file: exit {r.returncode} {r.stderr}")
         r = subprocess.run([sys.executable, a.script, real, "--out", os.path.join(tmp, "fig3")],
                            capture_output=True, text=True)
-        check(r.returncode == 0 and "acc_vs_length_parity.png (640x420)" in r.stdout, f"cli run: {r.stdout}{r.stderr}")
+        check(r.returncode == 0 and "acc_vs_length_parity.png (1100x420)" in r.stdout, f"cli run: {r.stdout}{r.stderr}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:
