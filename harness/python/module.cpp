@@ -487,12 +487,16 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   r.bits_per_byte = task->reports_bits_per_byte();
   if (const auto* tape = dynamic_cast<const tasks::TapeTask*>(task.get()))
     r.chance = 1.0 / static_cast<double>(tape->output_classes().size());
+  else  // as run_training: from the run's validation set
+    r.chance = harness::uniform_guess_accuracy(
+        harness::validation_set(*task, base.train, static_cast<size_t>(base.eval.val_examples)));
   PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false};
   {
     py::gil_scoped_release release;
     harness::evaluate_run(std::ref(scorer), *task, res.spec, r, nullptr, batch);
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.eval_s = r.wall_s;
   res.derive();
   return res;
 }

@@ -33,8 +33,8 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
   return out;
 }
 
-// A uniform guess's token accuracy for a task without a tape layout: one over the number of distinct
-// targets at the scored positions of the validation set (NaN when nothing is scored).
+}  // namespace
+
 double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
   std::set<int32_t> classes;
   for (const auto& ex : val)
@@ -42,8 +42,6 @@ double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
       if (t != tasks::kNotScored) classes.insert(t);
   return classes.empty() ? kNaN : 1.0 / static_cast<double>(classes.size());
 }
-
-}  // namespace
 
 RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained, const BatchObserver& observe) {
   const auto wall_start = Clock::now();
