@@ -4,7 +4,13 @@
 //
 //   bench_model [--threads 1,2] [--steps N] [--configs S,M,L]     a table, one line per run
 //   bench_model --run --d 128 --layers 2 --heads 4 --T 64 --batch 32 [--threads 1] [--steps N]
-//               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process)
+//               [--arch lstm]
+//               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process) cpu_tok_s=
+//               (tokens per CPU-second per thread: steadier on a loaded machine); with
+//               --arch a recurrent model of recurrent.md (rnn, lstm, gru, …; --heads is not used)
+//   bench_model --peak                                             a core's float32 FMA peak:
+//               GFLOP/s of independent FMA chains on the widest vector unit the build targets (a line
+//               naming the unit, then peak_gflops=)
 //   bench_model --gemm                                             a core's float32 GEMM rate:
 //               GFLOP/s of a 512×512×512 Eigen product, one thread (median of 15), and of the
 //               same product on our kernel (model/sgemm)
@@ -16,6 +22,8 @@
 
 #include <omp.h>
 #include <sys/resource.h>
+
+#include <immintrin.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -36,6 +44,7 @@ namespace {
 struct BenchConfig {
   const char* name;
   int d_model, layers, heads, T, batch;
+  std::string arch = "transformer";  // recurrent.md's arch of a --run
 };
 
 const BenchConfig kConfigs[] = {{"S", 64, 2, 4, 32, 32}, {"M", 128, 2, 4, 64, 32}, {"L", 256, 4, 8, 128, 16}};
@@ -48,6 +57,13 @@ std::vector<int> parse_list(const char* text) {
     if (*p) ++p;
   }
   return out;
+}
+
+// This process's CPU time in seconds (all threads).
+double cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 struct Result {
@@ -63,8 +79,9 @@ Result run(const BenchConfig& bc, int nt, int steps) {
   cfg.vocab = vocab;
   cfg.d_model = bc.d_model;
   cfg.layers = bc.layers;
-  cfg.heads = bc.heads;
   cfg.max_len = std::max(256, bc.T);
+  cfg.set("arch", bc.arch);
+  if (!cfg.recurrent()) cfg.heads = bc.heads;
   Model m(cfg);
   m.init(0);
   AdamW opt(m.layout());
@@ -75,11 +92,6 @@ Result run(const BenchConfig& bc, int nt, int steps) {
   const int n = bc.batch * bc.T;
   std::vector<int32_t> tokens(n), targets(n);
   std::vector<double> times, cpu_times;
-  auto cpu_now = [] {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-  };
   double loss = 0;
   for (int s = 0; s < steps + 3; ++s) {
     for (int i = 0; i < n; ++i) {
@@ -87,9 +99,9 @@ Result run(const BenchConfig& bc, int nt, int steps) {
       targets[i] = i % bc.T == 0 ? tokens[i] : tokens[i - 1];  // copy the previous token
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_now();
+    const double c0 = cpu_seconds();
     loss = train_step(m, opt, tokens.data(), targets.data(), bc.batch, bc.T, s, st).loss;
-    const double c1 = cpu_now();
+    const double c1 = cpu_seconds();
     const auto t1 = std::chrono::steady_clock::now();
     if (s >= 3) {
       times.push_back(std::chrono::duration<double>(t1 - t0).count());
@@ -174,6 +186,50 @@ void print_shapes() {
   }
 }
 
+// GFLOP/s of a core's fused multiply-adds: 12 independent accumulator chains of the widest vector
+// the build targets (enough to cover the FMA latency on two pipes), best of 5 timings, each timed
+// by this process's CPU time (the rate while it runs on a core: on a shared machine the wall
+// clock would also count the time other processes held it).
+void print_fma_peak() {
+#if defined(__AVX512F__)
+  using V = __m512;
+  constexpr int lanes = 16;
+  auto fma = [](V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); };
+  auto set = [](float x) { return _mm512_set1_ps(x); };
+  const char* unit = "AVX-512";
+#elif defined(__AVX2__) && defined(__FMA__)
+  using V = __m256;
+  constexpr int lanes = 8;
+  auto fma = [](V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); };
+  auto set = [](float x) { return _mm256_set1_ps(x); };
+  const char* unit = "AVX2+FMA";
+#else
+  std::printf("no FMA vector unit\npeak_gflops=0\n");
+  return;
+#endif
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+  constexpr int chains = 12;
+  const long iters = 20000000;
+  double best = 0;
+  float sink = 0;
+  for (int r = 0; r < 5; ++r) {
+    V acc[chains];
+    for (int c = 0; c < chains; ++c) acc[c] = set(1.0f + 1e-3f * c);
+    const V a = set(0.999999f), b = set(1e-7f);
+    const double t0 = cpu_seconds();
+    for (long i = 0; i < iters; ++i)
+      for (int c = 0; c < chains; ++c) acc[c] = fma(acc[c], a, b);
+    const double s = cpu_seconds() - t0;
+    best = std::max(best, 2.0 * lanes * chains * iters / s * 1e-9);
+    float out[lanes];
+    std::memcpy(out, &acc[0], sizeof out);
+    sink += out[0];
+  }
+  std::fprintf(stderr, "%g\n", sink);
+  std::printf("%s, %d accumulators, %ld iterations\npeak_gflops=%.2f\n", unit, chains, iters, best);
+#endif
+}
+
 long maxrss_kb() {
   rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -184,7 +240,9 @@ int usage() {
   std::fprintf(stderr,
                "usage: bench_model [--threads 1,2] [--steps N] [--configs S,M,L]\n"
                "       bench_model --run --d D --layers L --heads H --T T --batch B [--threads N] [--steps N]\n"
+               "                   [--arch ARCH]\n"
                "       bench_model --gemm\n"
+               "       bench_model --peak\n"
                "       bench_model --shapes\n");
   return 2;
 }
@@ -205,6 +263,9 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--shapes")) {
       print_shapes();
       return 0;
+    } else if (!std::strcmp(argv[i], "--peak")) {
+      print_fma_peak();
+      return 0;
     } else if (!std::strcmp(argv[i], "--run")) one = true;
     else if (!has) return usage();
     else if (!std::strcmp(argv[i], "--threads")) threads = parse_list(argv[++i]);
@@ -215,6 +276,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--heads")) custom.heads = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--T")) custom.T = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--batch")) custom.batch = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--arch")) custom.arch = argv[++i];
     else return usage();
   }
   if (steps < 1) return usage();
@@ -222,8 +284,8 @@ int main(int argc, char** argv) {
     if (custom.d_model < 1 || custom.layers < 1 || custom.heads < 1 || custom.T < 1 || custom.batch < 1)
       return usage();
     const Result r = run(custom, threads.at(0), steps);
-    std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld\n", custom.batch * custom.T / r.step_s,
-                r.step_s * 1e3, r.loss, maxrss_kb());
+    std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld cpu_tok_s=%.1f\n", custom.batch * custom.T / r.step_s,
+                r.step_s * 1e3, r.loss, maxrss_kb(), custom.batch * custom.T / r.cpu_step_s);
     return 0;
   }
   // cpu-based: tokens per CPU-second per thread, a steadier figure on a loaded machine (for one

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """The PyTorch reference of the throughput benchmark (docs/performance.md): the model of
-/work/shared/spec/model.md as PyTorch users write it, trained exactly as bench_model trains ours.
+/work/shared/spec/model.md as PyTorch users write it, trained exactly as bench_model trains ours;
+with --arch rnn | lstm | gru, recurrent.md's model: torch.nn.Embedding, torch.nn.RNN / LSTM / GRU
+(layers, batch_first) and torch.nn.Linear.
 
 Learned positions, pre-LN blocks (LayerNorm eps 1e-5), fused q|k|v linear, causal softmax
 attention, exact-erf GeLU MLP ×4, cross-entropy on every position; AdamW (β 0.9, 0.98, ε 1e-9,
 weight decay 0.01 on matrices and embeddings only), gradient clipping by the global norm 1.0.
 Data: the copy-previous-token stream bench_model uses (vocab 32).
 
-    reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10
+    reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10 [--arch lstm]
 
 Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak>`.
 """
@@ -70,6 +72,23 @@ class GPT(nn.Module):
         return self.head(self.ln_f(x))
 
 
+class Recurrent(nn.Module):
+    """recurrent.md: embedding, `layers` stacked torch.nn.RNN (tanh) / LSTM / GRU layers, head."""
+
+    def __init__(self, arch, vocab, d, layers):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.rnn = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}[arch](d, d, num_layers=layers, batch_first=True)
+        self.head = nn.Linear(d, vocab)
+        # recurrent.md's init: the cells keep PyTorch's default; tok_emb and head N(0, 0.02), head.bias 0
+        nn.init.normal_(self.tok.weight, 0.0, 0.02)
+        nn.init.normal_(self.head.weight, 0.0, 0.02)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, idx):
+        return self.head(self.rnn(self.tok(idx))[0])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--d", type=int, required=True)
@@ -81,10 +100,14 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--vocab", type=int, default=32)
+    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru"])
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
+    if a.arch == "transformer":
+        model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
+    else:
+        model = Recurrent(a.arch, a.vocab, a.d, a.layers)
     decay = [p for p in model.parameters() if p.dim() == 2]
     no_decay = [p for p in model.parameters() if p.dim() != 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],

@@ -3,6 +3,7 @@
 scripts/bench.sh after a Release build.
 
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
+                 [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
 
 For each configuration and thread count it runs bench_model and bench/reference_torch.py in
 turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
@@ -10,7 +11,9 @@ and prints medians over the repeats: train tokens/s, their ratio, our FLOP utili
 core's float32 GEMM rate measured in this run (Eigen's 512x512 product, as performance.md defines
 it, and the same product on our own kernel), and peak resident memory (ru_maxrss) of each.
 PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (for its command alone); its
-loss is checked against a run with them set. Then our step time as T grows (d_model 128), and
+loss is checked against a run with them set. Then the recurrent models of recurrent.md (rnn, lstm,
+gru) against torch.nn.RNN / LSTM / GRU in the same way, with their utilisation against a core's
+FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), and
 runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2.
 """
 import argparse
@@ -25,6 +28,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CONFIGS = {"S": (64, 2, 4, 32, 32), "M": (128, 2, 4, 64, 32), "L": (256, 4, 8, 128, 16)}  # d, layers, heads, T, batch
+RNN_CONFIGS = {"R1": (128, 2, 1, 64, 32), "R2": (256, 2, 1, 128, 16)}  # d, layers, (heads: unused), T, batch
+GATES = {"rnn": 1, "lstm": 4, "gru": 3}
+TARGETS = {"rnn": 1.25, "lstm": 1.5, "gru": 1.5}  # ours / PyTorch train tokens/s at 1 thread (issue 16)
 VOCAB = 32
 
 
@@ -56,6 +62,17 @@ def flops_per_token(d, layers, heads, T, batch):
     return 6 * params + 6 * layers * T * d
 
 
+def recurrent_flops_per_token(arch, d, layers, heads, T, batch):
+    """6 · non-embedding parameters (model FLOPs: forward 2, backward 4 per parameter and token), and
+    what srbench executes: layer 0's input side W_ih·x is computed per vocabulary entry (V columns
+    instead of T·batch), so its 6·|W_ih| per token are left out."""
+    G = GATES[arch]
+    params = layers * (2 * G * d * d + 2 * G * d) + VOCAB * d + VOCAB
+    model = 6 * params
+    executed = model - (6 * G * d * d if VOCAB < T * batch else 0)
+    return model, executed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -63,6 +80,10 @@ def main():
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--configs", default="S,M,L")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--archs", default="rnn,lstm,gru", help="recurrent archs to compare ('' for none)")
+    ap.add_argument("--rnn-configs", default="R1,R2")
+    ap.add_argument("--recurrent-only", action="store_true",
+                    help="only the GEMM rates and the recurrent rows (no transformer table, T scaling or sweep)")
     ap.add_argument("--skip-sweep", action="store_true")
     ap.add_argument("--sweep-steps", type=int, default=300)
     a = ap.parse_args()
@@ -80,6 +101,7 @@ def main():
     print(f"core float32 GEMM rate (Eigen, 512x512, 1 thread, best of 3): {gflops:.1f} GFLOP/s")
     print(f"the same product on our kernel (model/sgemm):                 {sgemm_gflops:.1f} GFLOP/s")
 
+    configs = [] if a.recurrent_only else [x for x in a.configs.split(",") if x]
     # PyTorch's loss with the machine's OPENBLAS_* settings and without them: the same model.
     s = CONFIGS["S"]
     l_set = run([py, ref, *shape_args(*s), "--steps", "3"], torch_env(True))["loss"]
@@ -88,14 +110,14 @@ def main():
     print(f"PyTorch loss after 6 steps, OPENBLAS_* set {l_set:.6f} / unset {l_unset:.6f}: "
           f"{'same' if ok else 'DIFFERENT'}")
 
-    print()
-    print(f"train tokens/s, medians of {a.repeats} runs x {a.steps} steps (after 3 warm-up); "
-          "util = ours FLOP/s / (threads x core GEMM rate), util/sgemm the same against our kernel's rate")
-    hdr = f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}{'util/sgemm':>12}" \
-          f"{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}"
-    print(hdr)
+    if configs:
+        print()
+        print(f"train tokens/s, medians of {a.repeats} runs x {a.steps} steps (after 3 warm-up); "
+              "util = ours FLOP/s / (threads x core GEMM rate), util/sgemm the same against our kernel's rate")
+        print(f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}{'util/sgemm':>12}"
+              f"{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}")
     ours_by = {}
-    for name in a.configs.split(","):
+    for name in configs:
         shp = CONFIGS[name]
         for nt in threads:
             ours, theirs = [], []
@@ -112,10 +134,53 @@ def main():
             trss = max(r["maxrss_kb"] for r in theirs) / 1024
             print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{util:>7.0%}{util_own:>12.0%}{orss:>9.1f}{trss:>10.1f}"
                   f"{ours[-1]['loss']:>11.4f}{theirs[-1]['loss']:>11.4f}", flush=True)
-    for name in a.configs.split(","):
+    for name in configs:
         if (name, 1) in ours_by and (name, 2) in ours_by:
             print(f"{name}: 2 threads / 1 thread (ours) = {ours_by[(name, 2)] / ours_by[(name, 1)]:.2f}")
 
+    archs = [x for x in a.archs.split(",") if x]
+    if archs:
+        peak = max(run([bench, "--peak"])["peak_gflops"] for _ in range(3))
+        unit = subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.splitlines()[0]
+        print()
+        print(f"recurrent models (recurrent.md) against torch.nn.RNN / LSTM / GRU, medians of {a.repeats} runs x "
+              f"{a.steps} steps; core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}): {peak:.1f} GFLOP/s")
+        print("R1: d 128, 2 layers, T 64, batch 32; R2: d 256, 2 layers, T 128, batch 16. util = ours model FLOP/s "
+              "(6 x non-embedding parameters per token) / (threads x peak); cpu: the same from ours tokens per CPU-second "
+              "(time the process was not running left out: steadier on a loaded machine); exec = the FLOPs srbench executes "
+              "(layer 0's input side per vocabulary entry) / (threads x peak); /gemm, /sgemm: model FLOP/s against "
+              "the GEMM rates above; target: the ratio asked for at 1 thread (LSTM, GRU 1.5, RNN 1.25); "
+              "ratio min-max: the smallest and largest of the repeats' ratios ours_i / torch_i (interleaved pairs: "
+              "the spread is the machine's noise)")
+        print(f"{'arch':<6}{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}{'cpu':>6}{'exec':>7}"
+              f"{'/gemm':>7}{'/sgemm':>8}{'min-max':>11}{'target':>11}{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}")
+        for arch in archs:
+            for name in a.rnn_configs.split(","):
+                shp = RNN_CONFIGS[name]
+                for nt in threads:
+                    ours, theirs = [], []
+                    for _ in range(a.repeats):
+                        ours.append(run([bench, "--run", "--arch", arch, *shape_args(*shp), "--threads", str(nt),
+                                         "--steps", str(a.steps)]))
+                        theirs.append(run([py, ref, "--arch", arch, *shape_args(*shp), "--threads", str(nt),
+                                           "--steps", str(a.steps)], torch_env(False)))
+                    o = statistics.median(r["tok_s"] for r in ours)
+                    t = statistics.median(r["tok_s"] for r in theirs)
+                    o_cpu = statistics.median(r["cpu_tok_s"] for r in ours)
+                    model_f, exec_f = recurrent_flops_per_token(arch, *shp)
+                    orss = max(r["maxrss_kb"] for r in ours) / 1024
+                    trss = max(r["maxrss_kb"] for r in theirs) / 1024
+                    pairs = [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)]
+                    target = "-" if nt != 1 else ("met" if o / t >= TARGETS[arch] else "MISSED") + f" {TARGETS[arch]}"
+                    print(f"{arch:<6}{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}"
+                          f"{o * model_f / (nt * peak * 1e9):>7.0%}{o_cpu * model_f / (peak * 1e9):>6.0%}"
+                          f"{o * exec_f / (nt * peak * 1e9):>7.0%}{o * model_f / (nt * gflops * 1e9):>7.0%}{o * model_f / (nt * sgemm_gflops * 1e9):>8.0%}"
+                          f"{min(pairs):>6.2f}-{max(pairs):<4.2f}{target:>11}"
+                          f"{orss:>9.1f}{trss:>10.1f}{ours[-1]['loss']:>11.4f}{theirs[-1]['loss']:>11.4f}", flush=True)
+
+    if a.recurrent_only:
+        print(f"\n(benchmark took {time.time() - t_start:.0f} s)")
+        return 0 if ok else 1
     print()
     print("our step time as T grows (d_model 128, 2 layers, 4 heads, batch 8, 1 thread)")
     print(f"{'T':>5}{'step ms':>10}{'tok/s':>10}")

@@ -1,11 +1,13 @@
 #include "model/architecture.hpp"
 
+#include "model/recurrent.hpp"
 #include "model/transformer.hpp"
 
 namespace srbench::model {
 
 template <typename S>
 std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg) {
+  if (cfg.recurrent()) return std::make_unique<RecurrentStack<S>>(cfg);  // recurrent.md
   return std::make_unique<Transformer<S>>(cfg);
 }
 

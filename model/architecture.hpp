@@ -50,7 +50,8 @@ class Architecture {
   virtual const S* block_output(int l) const = 0;
 };
 
-// The architecture a (valid) config describes: the transformer of model.md.
+// The architecture a (valid) config describes: the transformer of model.md, or under a recurrent
+// `arch` the recurrent stack of recurrent.md (recurrent.hpp).
 template <typename S>
 std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg);
 

@@ -17,6 +17,7 @@ const char* to_string(Position p) {
     case Position::Rope: return "rope";
     case Position::Alibi: return "alibi";
     case Position::None: return "none";
+    case Position::Relative: return "relative";
   }
   return "?";
 }
@@ -51,6 +52,18 @@ const char* to_string(SplineInit i) {
   return "?";
 }
 const char* to_string(SplineShare s) { return s == SplineShare::Layer ? "layer" : "model"; }
+const char* to_string(Arch a) {
+  switch (a) {
+    case Arch::Transformer: return "transformer";
+    case Arch::Rnn: return "rnn";
+    case Arch::Lstm: return "lstm";
+    case Arch::Gru: return "gru";
+    case Arch::StackRnn: return "stack_rnn";
+    case Arch::TapeRnn: return "tape_rnn";
+  }
+  return "?";
+}
+const char* to_string(Nonlinearity n) { return n == Nonlinearity::Tanh ? "tanh" : "relu"; }
 
 namespace {
 
@@ -65,24 +78,24 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-int parse_int(const std::string& key, const std::string& text) {
+// The text of a YAML scalar read as V; a ModelError naming the key and what was `expected` otherwise.
+template <typename V>
+V parse_scalar(const std::string& key, const std::string& text, const char* expected) {
   const std::string t = trim(text);
   try {
     YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<int>();
+    if (n.IsScalar()) return n.as<V>();
   } catch (const YAML::Exception&) {
   }
-  fail(key, "expected an integer, got '" + t + "'");
+  fail(key, std::string("expected ") + expected + ", got '" + t + "'");
 }
 
+int parse_int(const std::string& key, const std::string& text) { return parse_scalar<int>(key, text, "an integer"); }
+bool parse_bool(const std::string& key, const std::string& text) {
+  return parse_scalar<bool>(key, text, "true or false");
+}
 double parse_real(const std::string& key, const std::string& text) {
-  const std::string t = trim(text);
-  try {
-    YAML::Node n = YAML::Load(t);
-    if (n.IsScalar()) return n.as<double>();
-  } catch (const YAML::Exception&) {
-  }
-  fail(key, "expected a number, got '" + t + "'");
+  return parse_scalar<double>(key, text, "a number");
 }
 
 // The shortest text that reads back as the same double.
@@ -92,16 +105,37 @@ std::string real_text(double v) {
   return std::string(buf, r.ptr);
 }
 
-// Picks the enum value whose name is `text`.
+// Levenshtein distance (the suggestion for a misspelt value; the model library has no other).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Picks the enum value whose name is `text`; otherwise names the valid ones, and the nearest
+// when it is plausible (at most a third of the longer name differs, one edit at least).
 template <typename E, typename Values>
 E parse_choice_in(const std::string& key, const std::string& text, const Values& values) {
   const std::string t = trim(text);
-  std::string names;
+  std::string names, nearest;
+  size_t best = std::string::npos;
   for (E v : values) {
     if (t == to_string(v)) return v;
     names += (names.empty() ? "" : ", ") + std::string(to_string(v));
+    if (const size_t d = edit_distance(t, to_string(v)); d < best) best = d, nearest = to_string(v);
   }
-  fail(key, "unknown value '" + t + "' (expected one of: " + names + ")");
+  const bool plausible = best <= std::max<size_t>(1, std::max(t.size(), nearest.size()) / 3);
+  fail(key, "unknown value '" + t + "'" + (plausible ? " (did you mean '" + nearest + "'?)" : "") +
+                " (expected one of: " + names + ")");
 }
 template <typename E>
 E parse_choice(const std::string& key, const std::string& text, std::initializer_list<E> values) {
@@ -132,11 +166,11 @@ ModelField field(const std::string& key, Get get, Parse parse, Show show) {
           [=](const ModelConfig& a, const ModelConfig& b) { return get(a) == get(b); }};
 }
 
-// An integer key; validate() requires it to be >= 1.
-ModelField size_field(const std::string& key, int ModelConfig::*m) {
+// An integer key; validate() requires it to be >= least.
+ModelField size_field(const std::string& key, int ModelConfig::*m, int least = 1) {
   ModelField f = field(key, [m](auto& c) -> auto& { return c.*m; }, parse_int, [](int v) { return v; });
-  f.check = [key, m](const ModelConfig& c) {
-    if (c.*m < 1) fail(key, "must be >= 1, got " + std::to_string(c.*m));
+  f.check = [key, m, least](const ModelConfig& c) {
+    if (c.*m < least) fail(key, "must be >= " + std::to_string(least) + ", got " + std::to_string(c.*m));
   };
   return f;
 }
@@ -195,7 +229,56 @@ void add_spline_fields(FieldTable<ModelConfig, const std::string&>& t, const std
                                  [](SplineShare v) { return to_string(v); }));
 }
 
+// ---- recurrent.md's keys -------------------------------------------------------------------
+// The recurrent archs' own keys, after the transformer's (so that a recurrent config's YAML reads
+// vocab, arch, layers, d_model, max_len, then its own keys).
+void add_recurrent_fields(FieldTable<ModelConfig, const std::string&>& t) {
+  t.push_back(choice_field("nonlinearity", &ModelConfig::nonlinearity, {Nonlinearity::Tanh, Nonlinearity::Relu}));
+  t.push_back(size_field("stack_size", &ModelConfig::stack_size, 2));  // a pop reads the next cell
+  t.push_back(size_field("stack_cell_size", &ModelConfig::stack_cell_size));
+  t.push_back(size_field("tape_size", &ModelConfig::tape_size, 2));
+  t.push_back(size_field("tape_cell_size", &ModelConfig::tape_cell_size));
+  t.push_back(size_field("tape_mlp", &ModelConfig::tape_mlp));
+}
+
+// Every field of the table made arch-aware (the last step of building it): a key that does not
+// apply under a config's arch (ModelConfig::applies) is left out of its YAML, equal whatever its
+// value, and not checked.
+void make_arch_aware(FieldTable<ModelConfig, const std::string&>& t) {
+  for (ModelField& f : t) {
+    const std::string key = f.key;
+    f.omit = [key, omit = f.omit](const ModelConfig& c) { return !ModelConfig::applies(c.arch, key) || (omit && omit(c)); };
+    f.equal = [key, equal = f.equal](const ModelConfig& a, const ModelConfig& b) {
+      return (a.arch == b.arch && !ModelConfig::applies(a.arch, key)) || equal(a, b);
+    };
+    if (f.check)
+      f.check = [key, check = f.check](const ModelConfig& c) {
+        if (ModelConfig::applies(c.arch, key)) check(c);
+      };
+  }
+}
+
 }  // namespace
+
+bool ModelConfig::applies(Arch a, const std::string& key) {
+  static const std::vector<std::pair<std::string, Arch>> own = {
+      {"nonlinearity", Arch::Rnn},      {"stack_size", Arch::StackRnn}, {"stack_cell_size", Arch::StackRnn},
+      {"tape_size", Arch::TapeRnn},     {"tape_cell_size", Arch::TapeRnn}, {"tape_mlp", Arch::TapeRnn}};
+  for (const auto& [k, arch] : own)
+    if (k == key) return a == arch;
+  if (a == Arch::Transformer) return true;
+  return key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
+}
+
+void ModelConfig::check_applies(const std::vector<std::string>& stated) const {
+  for (const std::string& key : stated) {
+    if (applies(arch, key)) continue;
+    std::string own;
+    for (const auto& k : keys())
+      if (k != "vocab" && applies(arch, k)) own += (own.empty() ? "" : ", ") + k;
+    fail(key, "does not apply under arch " + std::string(to_string(arch)) + " (its keys: " + own + ")");
+  }
+}
 
 const FieldTable<ModelConfig, const std::string&>& model_fields() {
   static const FieldTable<ModelConfig, const std::string&> table = [] {
@@ -205,13 +288,18 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
       if (c.vocab < 1) fail("vocab", "must be set to the vocabulary size (>= 1), got " + std::to_string(c.vocab));
     };
     t.push_back(vocab);
+    ModelField arch = choice_field("arch", &ModelConfig::arch,
+                                   {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn});
+    arch.omit = [](const ModelConfig& c) { return c.arch == Arch::Transformer; };  // transformer configs keep their text
+    t.push_back(arch);
     t.push_back(size_field("layers", &ModelConfig::layers));
     t.push_back(size_field("d_model", &ModelConfig::d_model));
     t.push_back(size_field("heads", &ModelConfig::heads));
     t.push_back(size_field("mlp_ratio", &ModelConfig::mlp_ratio));
     t.push_back(size_field("max_len", &ModelConfig::max_len));
     t.push_back(choice_field("position", &ModelConfig::position,
-                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None}));
+                             {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
+                              Position::Relative}));
     t.push_back(choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms}));
     t.push_back(choice_field("activation", &ModelConfig::activation,
                              {Activation::Gelu, Activation::Relu, Activation::Spline}));
@@ -226,8 +314,14 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
           return v;
         },
         [](const std::string& v) { return v; }));
+    // Added after runs were recorded: written only when false, so that every causal config keeps its text.
+    ModelField causal = field("causal", [](auto& c) -> auto& { return c.causal; }, parse_bool, [](bool v) { return v; });
+    causal.omit = [](const ModelConfig& c) { return c.causal; };
+    t.push_back(causal);
     add_spline_fields(t, "mlp_spline", &ModelConfig::mlp_spline, &ModelConfig::mlp_init);
     add_spline_fields(t, "attn_spline", &ModelConfig::attn_spline, &ModelConfig::attn_init);
+    add_recurrent_fields(t);
+    make_arch_aware(t);  // last: after every field
     return t;
   }();
   return table;
@@ -269,6 +363,7 @@ void ModelConfig::set(const std::string& key, const std::string& value_text) {
 
 void ModelConfig::apply_yaml(const YAML::Node& map) {
   if (!map.IsMap()) throw ModelError("model: expected a map of model settings");
+  std::vector<std::string> stated;
   for (const auto& kv : map) {
     const std::string key = kv.first.as<std::string>();
     if (kv.second.IsMap()) {  // nested (mlp_spline: {...}): dotted keys
@@ -276,12 +371,15 @@ void ModelConfig::apply_yaml(const YAML::Node& map) {
         const std::string dotted = key + "." + sub.first.as<std::string>();
         if (!sub.second.IsScalar()) fail(dotted, "expected a single value");
         set(dotted, sub.second.Scalar());
+        stated.push_back(dotted);
       }
       continue;
     }
     if (!kv.second.IsScalar()) fail(key, "expected a single value");
     set(key, kv.second.Scalar());
+    stated.push_back(key);
   }
+  check_applies(stated);  // recurrent.md: a stated key that does not apply is an error
 }
 
 std::string ModelConfig::to_yaml() const {
@@ -306,15 +404,17 @@ ModelConfig ModelConfig::from_yaml(const std::string& text) {
 
 void ModelConfig::validate() const {
   check_fields(model_fields(), *this);
+  if (recurrent()) return;  // the cross-field checks below are the transformer's
   if (d_model % heads != 0)
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (position == Position::Rope && head_size() % 2 != 0)
     fail("position", "rope needs an even head size d_model/heads, got " + std::to_string(head_size()));
-  if (position == Position::Sinusoidal && d_model % 2 != 0)
-    fail("position", "sinusoidal needs an even d_model, got " + std::to_string(d_model));
-  if (position == Position::Alibi && attention == Attention::SplineKernel)
-    fail("position", "alibi is not defined for model.attention: spline-kernel (the kernel form has no scores to "
-                     "bias); use position rope, learned, sinusoidal or none, or attention softmax / spline-score");
+  if ((position == Position::Sinusoidal || position == Position::Relative) && d_model % 2 != 0)
+    fail("position", std::string(to_string(position)) + " needs an even d_model, got " + std::to_string(d_model));
+  if ((position == Position::Alibi || position == Position::Relative) && attention == Attention::SplineKernel)
+    fail("position", std::string(to_string(position)) + " is not defined for model.attention: spline-kernel (the "
+                     "kernel form has no scores to bias); use position rope, learned, sinusoidal or none, or "
+                     "attention softmax / spline-score");
 }
 
 }  // namespace srbench::model

@@ -18,7 +18,7 @@ class Node;
 
 namespace srbench::model {
 
-enum class Position { Learned, Sinusoidal, Rope, Alibi, None };
+enum class Position { Learned, Sinusoidal, Rope, Alibi, None, Relative };
 enum class Norm { Layer, Rms };
 enum class Activation { Gelu, Relu, Spline };
 enum class Attention { Softmax, SplineScore, SplineKernel };
@@ -26,6 +26,9 @@ enum class Lime { None, Static };
 enum class Extrapolate { Constant, Linear };
 enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
 enum class SplineShare { Layer, Model };
+// recurrent.md: the network (`arch`), and rnn's nonlinearity.
+enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn };
+enum class Nonlinearity { Tanh, Relu };
 
 const char* to_string(Position p);
 const char* to_string(Norm n);
@@ -35,6 +38,8 @@ const char* to_string(Lime l);
 const char* to_string(Extrapolate e);
 const char* to_string(SplineInit i);
 const char* to_string(SplineShare s);
+const char* to_string(Arch a);
+const char* to_string(Nonlinearity n);
 
 // One learnable spline φ (model.md, "The learnable spline"): K keypoints x_k = −R + k·h,
 // h = 2R/(K−1), with learnable values θ_k.
@@ -62,11 +67,32 @@ struct ModelConfig {
   Attention attention = Attention::Softmax;
   Lime lime = Lime::None;
   std::string lime_init = "uniform";  // uniform | identity: the routers' init under `lime: static`
+  // false: the bidirectional transformer (chomsky.md §7.3): every position attends to every
+  // position of its own example, padding keys masked. Written into the YAML only when false.
+  bool causal = true;
   SplineConfig mlp_spline;   // used by `activation: spline`
   SplineConfig attn_spline;  // used by `attention: spline-score | spline-kernel`
 
-  bool mlp_has_spline() const { return activation == Activation::Spline; }
-  bool attn_has_spline() const { return attention != Attention::Softmax; }
+  // ---- recurrent.md: `arch` and the recurrent archs' own keys (each applies under one arch) ----
+  Arch arch = Arch::Transformer;
+  Nonlinearity nonlinearity = Nonlinearity::Tanh;  // rnn: tanh (torch.nn.RNN's default) or relu
+  int stack_size = 30;                             // stack_rnn: n >= 2 cells per stack
+  int stack_cell_size = 8;                         // stack_rnn: c >= 1 values per cell
+  int tape_size = 40;                              // tape_rnn: n >= 2 cells
+  int tape_cell_size = 8;                          // tape_rnn: c >= 1 values per cell
+  int tape_mlp = 64;                               // tape_rnn: k, the write MLP's hidden width
+  bool recurrent() const { return arch != Arch::Transformer; }
+  // Whether `key` (a key of keys(), or a spline section's name) applies under `a`: under the
+  // transformer every key but the recurrent archs' own; under a recurrent arch vocab, arch,
+  // layers, d_model, max_len and that arch's own keys. A key that does not apply is not written
+  // by to_yaml(), not compared by ==, not checked by validate().
+  static bool applies(Arch a, const std::string& key);
+  // ModelError naming the first of `stated` (keys given explicitly, e.g. a checkpoint's config
+  // or init-checkpoint --set) that does not apply under this config's arch.
+  void check_applies(const std::vector<std::string>& stated) const;
+
+  bool mlp_has_spline() const { return arch == Arch::Transformer && activation == Activation::Spline; }
+  bool attn_has_spline() const { return arch == Arch::Transformer && attention != Attention::Softmax; }
   // The spline inits with model.md's defaults filled in: gelu for the MLP; exp for spline-score,
   // elu1 for spline-kernel.
   SplineInit mlp_init() const { return mlp_spline.init.value_or(SplineInit::Gelu); }
@@ -85,7 +111,7 @@ struct ModelConfig {
 
   // Applies every key of a YAML map (a suite's `model:` section); keys not given keep their
   // value (nested maps: `mlp_spline: {keypoints: 32}`). Throws ModelError naming the key for
-  // anything set() rejects.
+  // anything set() rejects, and for a key that does not apply under the resulting arch.
   void apply_yaml(const YAML::Node& map);
   // The resolved config as a YAML block map (every key, `vocab` included; spline sections as
   // nested maps with their inits resolved); from_yaml(to_yaml()) gives back an equal config.
@@ -93,8 +119,9 @@ struct ModelConfig {
   static ModelConfig from_yaml(const std::string& text);
 
   // Throws ModelError naming the offending key: vocab not set, sizes < 1, d_model not divisible
-  // by heads, odd head size under rope, odd d_model under sinusoidal, spline keypoints < 2 or
-  // range not > 0, alibi with spline-kernel attention.
+  // by heads, odd head size under rope, odd d_model under sinusoidal or relative, spline
+  // keypoints < 2 or range not > 0, alibi or relative with spline-kernel attention; under a
+  // recurrent arch only its own keys are checked (sizes >= 1, stack_size and tape_size >= 2).
   void validate() const;
 
   // Every scalar key set() accepts, in the order to_yaml() writes them; spline settings dotted

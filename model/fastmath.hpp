@@ -50,6 +50,33 @@ inline float exp_nonpositive(float x) {
   return y * scale;
 }
 
+// tanh(x), Eigen's rational approximation (generic_fast_tanh_float with FMA): odd numerator of
+// degree 13, even denominator of degree 6, inputs clamped to ±7.9988 (tanh is ±1 in float beyond);
+// x itself for |x| < 0.0004. Accuracy: a few ulp.
+[[gnu::always_inline]] inline float tanh(float a) {
+  const float x = std::min(7.99881172180175781f, std::max(-7.99881172180175781f, a));
+  const float x2 = x * x;
+  float p = std::fma(x2, -2.76076847742355e-16f, 2.00018790482477e-13f);
+  p = std::fma(x2, p, -8.60467152213735e-11f);
+  p = std::fma(x2, p, 5.12229709037114e-08f);
+  p = std::fma(x2, p, 1.48572235717979e-05f);
+  p = std::fma(x2, p, 6.37261928875436e-04f);
+  p = std::fma(x2, p, 4.89352455891786e-03f);
+  p = x * p;
+  float q = std::fma(x2, 1.19825839466702e-06f, 1.18534705686654e-04f);
+  q = std::fma(x2, q, 2.26843463243900e-03f);
+  q = std::fma(x2, q, 4.89352518554385e-03f);
+  return std::abs(a) < 0.0004f ? a : p / q;
+}
+
+// σ(x) = 1/(1 + e^(−x)), from e = exp(−|x|) <= 1: 1/(1 + e) for x >= 0, e/(1 + e) below (no
+// cancellation on either side). Accuracy: a few ulp.
+[[gnu::always_inline]] inline float sigmoid(float x) {
+  const float e = exp_nonpositive(-std::abs(x));
+  const float s = 1.0f / (1.0f + e);
+  return x >= 0.0f ? s : e * s;
+}
+
 // op(init, f(0), …, f(n−1)), accumulated in 16 interleaved partial results (i mod 16) that are
 // then combined pairwise in a fixed order. Unlike a plain `s = op(s, f(i))` loop (one serial
 // chain) this vectorises into one register of partial results, and the grouping depends only on

@@ -26,6 +26,10 @@ void ParamLayout::add(std::string name, std::vector<int64_t> shape, bool decay, 
 }
 
 ParamLayout::ParamLayout(const ModelConfig& cfg) {
+  if (cfg.recurrent()) {  // recurrent.md
+    add_recurrent(cfg);
+    return;
+  }
   const int64_t V = cfg.vocab, d = cfg.d_model, F = cfg.mlp_hidden();
   const bool bias = cfg.norm == Norm::Layer;
   auto norm = [&](const std::string& prefix) {
@@ -41,6 +45,11 @@ ParamLayout::ParamLayout(const ModelConfig& cfg) {
     for (const char* p : {"q", "k", "v"}) add(b + "attn." + p + ".bias", {d}, false);
     add(b + "attn.o.weight", {d, d}, true);
     add(b + "attn.o.bias", {d}, false);
+    if (cfg.position == Position::Relative) {  // Transformer-XL's u, v and W_R (chomsky.md §7.3)
+      add(b + "attn.rel.u", {cfg.heads, cfg.head_size()}, false);
+      add(b + "attn.rel.v", {cfg.heads, cfg.head_size()}, false);
+      add(b + "attn.rel.proj.weight", {d, d}, true);
+    }
     norm(b + "ln2");
     add(b + "mlp.fc.weight", {F, d}, true);
     add(b + "mlp.fc.bias", {F}, false);

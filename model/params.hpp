@@ -9,6 +9,8 @@
 //                attn.q.weight attn.k.weight attn.v.weight [d,d] each
 //                attn.q.bias attn.k.bias attn.v.bias [d] each
 //                attn.o.weight [d,d] attn.o.bias [d]
+//                attn.rel.u [H,d_h] attn.rel.v [H,d_h] attn.rel.proj.weight [d,d] (position: relative;
+//                chomsky.md §7.3: u, v no weight decay, W_R decayed, all in the main group)
 //                ln2.weight [d] (ln2.bias [d])
 //                mlp.fc.weight [m·d,d] mlp.fc.bias [m·d] mlp.proj.weight [d,m·d] mlp.proj.bias [d]
 //   ln_f.weight [d] (ln_f.bias [d])   head.weight [V,d]   head.bias [V]
@@ -18,6 +20,7 @@
 //     share layer: per block l: attn.kernel.values [K] (spline attention), mlp.act.values [K]
 //                  (spline activation), named blocks.{l}.…
 //     share model: spline.attn.values [K], spline.mlp.values [K]
+// A recurrent arch (recurrent.md) has its own layout (recurrent_init.cpp, add_recurrent).
 #pragma once
 
 #include <cstddef>
@@ -70,6 +73,7 @@ class ParamLayout {
  private:
   void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None,
            ParamGroup group = ParamGroup::Main);
+  void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;

@@ -49,12 +49,18 @@ const S* Transformer<S>::block_output(int l) const {
 }
 
 // ---- forward ---------------------------------------------------------------------------------
-// logits (N,V) of tokens (N).
+// logits (N,V) of tokens (N). Under `causal: false` the rows' lengths (rows.lengths, kept for
+// backward; without them every row is T long) say which keys each example's queries read.
 template <typename S>
-void Transformer<S>::forward(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths&) {
+void Transformer<S>::forward(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths& rows) {
   B_ = B;
   T_ = T;
   N_ = static_cast<int64_t>(B) * T;
+  keys_ = {cfg_.causal, nullptr};
+  if (!cfg_.causal && rows.lengths) {
+    std::copy(rows.lengths, rows.lengths + B, lengths_.begin());
+    keys_.lengths = lengths_.data();
+  }
   embedding_forward(tokens, P);
   for (int l = 0; l < L_; ++l) block_forward(l, P);
   head_forward(logits, P);
@@ -83,7 +89,7 @@ void Transformer<S>::attention_residual_forward(int l, const S* P) {
   norm_.forward(a.ln1, a.ln1_mean, a.ln1_rstd, a.in, P + o.ln1w, tensor_at(P, o.ln1b), n, C_);
   matmul_forward(a.qkv, a.ln1, P + o.qkvw, P + o.qkvb, n, C_, 3 * C_);
   for (auto& stage : qkv_transforms_) stage->forward(a.qkv, P, l, B_, T_);
-  attention_->forward(a.atty, a.att, a.qkv, P, l, B_, T_);
+  attention_->forward(a.atty, a.att, a.qkv, P, keys_, l, B_, T_);
   matmul_forward(a.mid, a.atty, P + o.ow, P + o.ob, n, C_, C_);
   residual_forward(a.mid, a.mid, a.in, N_ * C_);
 }
@@ -158,13 +164,13 @@ void Transformer<S>::attention_residual_backward(int l, S* G, const S* P) {
   const BlockActs a = block_acts(l);
   const int n = static_cast<int>(N_);
   matmul_backward(datty_.data(), G + o.ow, G + o.ob, dres_.data(), a.atty, P + o.ow, n, C_, C_);
-  attention_->backward(dqkv_.data(), G, scratch_.data(), datty_.data(), a.qkv, a.att, P, l, B_, T_);
+  attention_->backward(dqkv_.data(), G, scratch_.data(), datty_.data(), a.qkv, a.att, P, keys_, l, B_, T_);
   // The stages in reverse. LIMe: the router's gradient, the raw k̂|v̂ gradients of layers <= l;
   // dqkv's k|v columns become the complete gradient of this layer's raw k̂|v̂.
   for (auto stage = qkv_transforms_.rbegin(); stage != qkv_transforms_.rend(); ++stage)
     (*stage)->backward(dqkv_.data(), G, P, l, B_, T_);
-  // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i, a
-  // shift softmax ignores: ∂loss/∂b_k is exactly 0. Under LIMe too: layer m's key bias adds
+  // Under softmax attention without RoPE the key bias adds q_i·b_k to every score of row i (to
+  // every key the row reads, causal or not), a shift softmax ignores: ∂loss/∂b_k is exactly 0. Under LIMe too: layer m's key bias adds
   // the same vector Σ_j W_l[i, m·H + j]·b_{m,j} to every key of every layer l >= m that mixes
   // it, again a per-row shift. Keep it exactly 0 rather than summing the rounding noise of dK
   // over positions (which would also drive AdamW steps of order lr).

@@ -1,5 +1,6 @@
 // The transformer of model.md as an Architecture (architecture.hpp; internal to model/):
-// decoder-only, pre-norm.
+// pre-norm; causal (model.md's decoder) or, under `causal: false`, bidirectional with each
+// example's padding keys masked (chomsky.md §7.3).
 //
 //   h = tok_emb[x] (+ pos_emb[t])            embedding_forward
 //   for each block l:                        block_forward
@@ -54,7 +55,7 @@ class Transformer final : public Architecture<S> {
     S *in, *mid, *out;             // (N,C) residual stream: the block's input, after attention, its output
     S *ln1, *ln1_mean, *ln1_rstd;  // (N,C), (N), (N)
     S *qkv;                        // (N,3C) q | k | v after the qkv transforms (LIMe's mixed k, v; RoPE)
-    S *att;                        // (B,H,T,T) attention weights
+    S *att;                        // (B,H,T,T) attention weights (0 for the keys not read)
     S *atty;                       // (N,C) heads concatenated
     S *ln2, *ln2_mean, *ln2_rstd;  // like ln1
     S *fc, *act;                   // (N,F) before / after the activation
@@ -91,9 +92,11 @@ class Transformer final : public Architecture<S> {
   size_t tok_emb_, pos_emb_, lnfw_, lnfb_, headw_, headb_;
   std::vector<S> sinusoid_;  // (max_len, C) under `sinusoidal`, else empty
 
-  // the current call's sizes (forward sets them; backward and the views read them)
+  // the current call's sizes and keys (forward sets them; backward and the views read them)
   int B_ = 0, T_ = 0;
   int64_t N_ = 0;
+  AttentionKeys keys_;            // causal, or each example's keys [0, length) (lengths_)
+  std::vector<int32_t> lengths_;  // (B) the rows' lengths under `causal: false`
 
   // workspace, grown by reserve()
   std::vector<S> res_;                          // (2L+1, N, C): residual stream, block l's input at 2l

@@ -67,6 +67,7 @@ void Transformer<S>::reserve(int B, int T, bool need_grads) {
   for (auto* v : {&dres_, &dln_, &datty_}) grow(*v, N * C);
   grow(dqkv_, N * 3 * C);
   grow(dact_, N * F);
+  grow(lengths_, B);
   if (need_grads) grow(scratch_, static_cast<int64_t>(omp_get_max_threads()) * T * T);
   for (auto& stage : qkv_transforms_) stage->reserve(B, T);
   attention_->reserve(B, T);

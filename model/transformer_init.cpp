@@ -66,6 +66,8 @@ void Transformer<S>::init(S* params, uint64_t seed) const {
     S* x = params + p.offset;
     const bool is_norm = ends_with(p.name, "ln1.weight") || ends_with(p.name, "ln2.weight") ||
                          p.name == "ln_f.weight";
+    // Transformer-XL's u and v: not decayed like biases, but drawn N(0, 0.02) (chomsky.md §7.3)
+    const bool is_relative_bias = ends_with(p.name, "attn.rel.u") || ends_with(p.name, "attn.rel.v");
     if (p.group == ParamGroup::Router) {
       init_router(x, p.shape[0], p.shape[1], cfg_.lime_init == "uniform", uniform);
     } else if (p.spline != SplineSite::None) {  // deterministic: no random numbers drawn
@@ -74,7 +76,7 @@ void Transformer<S>::init(S* params, uint64_t seed) const {
       for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v[i]);
     } else if (is_norm) {
       std::fill(x, x + p.size, S(1));
-    } else if (!p.decay) {  // biases
+    } else if (!p.decay && !is_relative_bias) {  // biases
       std::fill(x, x + p.size, S(0));
     } else {
       const double sd = ends_with(p.name, "attn.o.weight") || ends_with(p.name, "mlp.proj.weight") ? std_resid : 0.02;

@@ -4,8 +4,10 @@
 #include <string>
 
 #include "model/buffers.hpp"
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "model/lime.hpp"
+#include "model/relative.hpp"
 
 namespace srbench::model {
 
@@ -130,7 +132,8 @@ class RotaryPositions final : public QkvTransform<S> {
 };
 
 // ---- attention kernels -----------------------------------------------------------------------
-// ALiBi's slopes s_h = 2^(−8(h+1)/H) under `position: alibi`, else none.
+// ALiBi's slopes s_h = 2^(−8(h+1)/H) under `position: alibi`, else none (symmetric under
+// `causal: false`: the kernels apply them).
 template <typename S>
 std::vector<S> alibi_slopes(const ModelConfig& cfg) {
   std::vector<S> slopes;
@@ -143,23 +146,59 @@ const S* data_or_null(const std::vector<S>& v) {
   return v.empty() ? nullptr : v.data();
 }
 
+// The score terms of the kernels with scores (softmax, spline-score): ALiBi's slopes under
+// `position: alibi`, Transformer-XL's terms under `relative` (relative.hpp), else none.
+template <typename S>
+class ScoreTermSource {
+ public:
+  ScoreTermSource(const ModelConfig& cfg, const ParamLayout& layout) : slopes_(alibi_slopes<S>(cfg)) {
+    if (cfg.position == Position::Relative) relative_ = std::make_unique<RelativePositions<S>>(cfg, layout);
+  }
+  void reserve(int B, int T) {
+    if (relative_) relative_->reserve(B, T);
+  }
+  ScoreTerms<S> forward(const S* params, int l, int T) {
+    ScoreTerms<S> terms{data_or_null(slopes_)};
+    if (relative_) relative_->forward(terms, params, l, T);
+    return terms;
+  }
+  // The terms of the backward pass, and where the kernel puts the relative terms' gradients.
+  ScoreTerms<S> backward(RelativeGrads<S>& drel, const S* params, S* grads, int l, int T) {
+    ScoreTerms<S> terms{data_or_null(slopes_)};
+    if (relative_) relative_->backward_terms(terms, drel, params, grads, l, T);
+    return terms;
+  }
+  // After the kernel's backward: W_R's gradient.
+  void finish_backward(S* grads, const S* params, int l, int T) {
+    if (relative_) relative_->backward(grads, params, l, T);
+  }
+
+ private:
+  std::vector<S> slopes_;
+  std::unique_ptr<RelativePositions<S>> relative_;
+};
+
 template <typename S>
 class SoftmaxAttention final : public AttentionKernel<S> {
  public:
-  explicit SoftmaxAttention(const ModelConfig& cfg)
-      : C_(cfg.d_model), H_(cfg.heads), slopes_(alibi_slopes<S>(cfg)) {}
-  void reserve(int, int) override {}
-  void forward(S* out, S* att, const S* qkv, const S*, int, int B, int T) override {
-    attention_forward(out, att, qkv, data_or_null(slopes_), B, T, C_, H_);
+  SoftmaxAttention(const ModelConfig& cfg, const ParamLayout& layout)
+      : C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout) {}
+  void reserve(int B, int T) override { terms_.reserve(B, T); }
+  void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+               int T) override {
+    attention_forward(out, att, qkv, keys, terms_.forward(params, l, T), B, T, C_, H_);
   }
-  void backward(S* dqkv, S*, S* scratch, const S* dout, const S* qkv, const S* att, const S*, int, int B,
-                int T) override {
-    attention_backward(dqkv, scratch, dout, qkv, att, B, T, C_, H_);
+  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
+                const AttentionKeys& keys, int l, int B, int T) override {
+    RelativeGrads<S> drel;
+    const ScoreTerms<S> terms = terms_.backward(drel, params, grads, l, T);
+    attention_backward(dqkv, drel, scratch, dout, qkv, att, keys, terms, B, T, C_, H_);
+    terms_.finish_backward(grads, params, l, T);
   }
 
  private:
   int C_, H_;
-  std::vector<S> slopes_;
+  ScoreTermSource<S> terms_;
 };
 
 // α_ij = φ(s_ij) / (Σ_j' |φ(s_ij')| + ε). Saves the scores (L,B,H,T,T) and the row
@@ -168,20 +207,26 @@ template <typename S>
 class SplineScoreAttention final : public AttentionKernel<S> {
  public:
   SplineScoreAttention(const ModelConfig& cfg, const ParamLayout& layout)
-      : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads), slopes_(alibi_slopes<S>(cfg)),
+      : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout),
         spline_(cfg, layout, cfg.attn_spline, "attn.kernel.values", "spline.attn.values") {}
   void reserve(int B, int T) override {
     grow(scores_, L_ * pairs(B) * T * T);
     grow(norm_, L_ * pairs(B) * T);
+    terms_.reserve(B, T);
   }
-  void forward(S* out, S* att, const S* qkv, const S* params, int l, int B, int T) override {
-    spline_score_attention_forward(out, att, scores(l, B, T), norm(l, B, T), qkv, data_or_null(slopes_),
+  void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+               int T) override {
+    spline_score_attention_forward(out, att, scores(l, B, T), norm(l, B, T), qkv, keys, terms_.forward(params, l, T),
                                    spline_.values(params, l), spline_.shape, B, T, C_, H_);
   }
-  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params, int l,
-                int B, int T) override {
-    spline_score_attention_backward(dqkv, spline_.values(grads, l), scratch, dout, qkv, att, scores(l, B, T),
-                                    norm(l, B, T), spline_.values(params, l), spline_.shape, B, T, C_, H_);
+  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
+                const AttentionKeys& keys, int l, int B, int T) override {
+    RelativeGrads<S> drel;
+    const ScoreTerms<S> terms = terms_.backward(drel, params, grads, l, T);
+    spline_score_attention_backward(dqkv, spline_.values(grads, l), drel, scratch, dout, qkv, att, scores(l, B, T),
+                                    norm(l, B, T), keys, terms, spline_.values(params, l), spline_.shape, B, T, C_,
+                                    H_);
+    terms_.finish_backward(grads, params, l, T);
   }
 
  private:
@@ -189,7 +234,8 @@ class SplineScoreAttention final : public AttentionKernel<S> {
   S* scores(int l, int B, int T) { return scores_.data() + l * pairs(B) * T * T; }
   S* norm(int l, int B, int T) { return norm_.data() + l * pairs(B) * T; }
   int L_, C_, H_;
-  std::vector<S> slopes_, scores_, norm_;
+  ScoreTermSource<S> terms_;
+  std::vector<S> scores_, norm_;
   SplineSites spline_;
 };
 
@@ -208,15 +254,16 @@ class SplineKernelAttention final : public AttentionKernel<S> {
     grow(qk_, N * 2 * C_);
     grow(dphi_, N * 2 * C_);
   }
-  void forward(S* out, S* att, const S* qkv, const S* params, int l, int B, int T) override {
-    spline_kernel_attention_forward(out, att, norm(l, B, T), phi(l, B, T), qkv, spline_.values(params, l),
+  void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+               int T) override {
+    spline_kernel_attention_forward(out, att, norm(l, B, T), phi(l, B, T), qkv, keys, spline_.values(params, l),
                                     spline_.shape, B, T, C_, H_);
   }
-  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params, int l,
-                int B, int T) override {
+  void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
+                const AttentionKeys& keys, int l, int B, int T) override {
     spline_kernel_attention_backward(dqkv, spline_.values(grads, l), scratch, qk_.data(), dphi_.data(), dout, qkv,
-                                     att, norm(l, B, T), phi(l, B, T), spline_.values(params, l), spline_.shape, B,
-                                     T, C_, H_);
+                                     att, norm(l, B, T), phi(l, B, T), keys, spline_.values(params, l),
+                                     spline_.shape, B, T, C_, H_);
   }
 
  private:
@@ -256,7 +303,7 @@ std::vector<std::unique_ptr<QkvTransform<S>>> make_qkv_transforms(const ModelCon
 template <typename S>
 std::unique_ptr<AttentionKernel<S>> make_attention(const ModelConfig& cfg, const ParamLayout& layout) {
   switch (cfg.attention) {
-    case Attention::Softmax: return std::make_unique<SoftmaxAttention<S>>(cfg);
+    case Attention::Softmax: return std::make_unique<SoftmaxAttention<S>>(cfg, layout);
     case Attention::SplineScore: return std::make_unique<SplineScoreAttention<S>>(cfg, layout);
     case Attention::SplineKernel: return std::make_unique<SplineKernelAttention<S>>(cfg, layout);
   }

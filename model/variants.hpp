@@ -6,7 +6,9 @@
 //   QkvTransform     LIMe's key/value mixing, RoPE's rotation         (lime: static, position: rope):
 //                    stages applied in place to a block's qkv, in that order
 //   AttentionKernel  softmax | spline-score | spline-kernel           (attention:), with ALiBi's
-//                    score bias under `position: alibi`
+//                    score bias under `position: alibi` or Transformer-XL's terms under
+//                    `relative` (relative.hpp); causal, or every key of the example's own
+//                    length (`causal: false`)
 // A variant with parameters of its own (spline values, LIMe routers) finds their offsets in the
 // layout when it is built and reads them from the flat buffers it is handed (params; gradients
 // added into grads). One that saves activations of its own owns them, sized by reserve(B, T, …)
@@ -19,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/attention.hpp"
 #include "model/config.hpp"
 #include "model/params.hpp"
 
@@ -67,18 +70,21 @@ class QkvTransform {
 template <typename S>
 std::vector<std::unique_ptr<QkvTransform<S>>> make_qkv_transforms(const ModelConfig& cfg, const ParamLayout& layout);
 
-// Causal attention of block l over the (transformed) qkv (N,3C).
+// Attention of block l over the (transformed) qkv (N,3C), each query reading the keys `keys`
+// says (attention.hpp: causal, or every key of its example's own length).
 template <typename S>
 class AttentionKernel {
  public:
   virtual ~AttentionKernel() = default;
   virtual void reserve(int B, int T) = 0;
-  // out (N,C) heads concatenated; att (B,H,T,T) the weights α (0 above the diagonal).
-  virtual void forward(S* out, S* att, const S* qkv, const S* params, int l, int B, int T) = 0;
+  // out (N,C) heads concatenated; att (B,H,T,T) the weights α (0 for the keys not read).
+  virtual void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
+                       int T) = 0;
   // dqkv (N,3C) = the gradient (overwritten) from dout (N,C); a spline's values gradient is
-  // added into grads; scratch holds T·T values per OpenMP thread (omp_get_max_threads()).
+  // added into grads; scratch holds T·T values per OpenMP thread (omp_get_max_threads()). keys
+  // as in the forward pass.
   virtual void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
-                        int l, int B, int T) = 0;
+                        const AttentionKeys& keys, int l, int B, int T) = 0;
 };
 template <typename S>
 std::unique_ptr<AttentionKernel<S>> make_attention(const ModelConfig& cfg, const ParamLayout& layout);

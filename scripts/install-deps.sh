@@ -14,6 +14,8 @@ packages=(
   # reference's configs, Pillow for the figure test's decoding of PNGs
   python3 python3-torch python3-numpy python3-h5py python3-pandas python3-matplotlib
   python3-yaml python3-pil
+  # the srbench Python module (pybind11, Python's headers) and the tests' run of its notebook
+  python3-dev pybind11-dev python3-pybind11 python3-nbconvert python3-ipykernel
   # a real single-node Slurm for `srbench slurm` and its tests (scripts/slurm-local.sh)
   slurm-wlm munge
 )

@@ -1,5 +1,6 @@
 // The name -> builder registry of every task, in the catalogue's order.
 #include "tasks/parity.hpp"
+#include "tasks/start_token.hpp"
 #include "tasks/modcount.hpp"
 #include "tasks/flipflop.hpp"
 #include "tasks/ffl.hpp"
@@ -25,25 +26,36 @@ TaskInfo at_level(const char* level, TaskInfo info) {
   return info;
 }
 
+// Adds the `start_token` parameter (tasks/start_token.hpp) to a task without the tape layout.
+TaskInfo with_start_token(TaskInfo info) {
+  info.params.push_back(start_token_param());
+  info.build = [build = std::move(info.build)](const ParamReader& p, const TaskContext& c) -> std::unique_ptr<Task> {
+    std::unique_ptr<Task> task = build(p, c);
+    if (p.boolean("start_token")) task = std::make_unique<StartTokenTask>(std::move(task));
+    return task;
+  };
+  return info;
+}
+
 }  // namespace
 
 const std::vector<TaskInfo>& task_registry() {
   static const std::vector<TaskInfo> registry = {
-      parity_info(),
-      modcount_info(),
-      flipflop_info(),
-      ffl_info(),
-      dyck_info(),
-      copy_info(),
-      add_info(),
-      modadd_info(),
-      mano_info(),
-      needle_info(),
-      mqar_info(),
-      permutation_info(),
-      quaternion_info(),
-      gridworld_info(),
-      text_info(),
+      with_start_token(parity_info()),
+      with_start_token(modcount_info()),
+      with_start_token(flipflop_info()),
+      with_start_token(ffl_info()),
+      with_start_token(dyck_info()),
+      with_start_token(copy_info()),
+      with_start_token(add_info()),
+      with_start_token(modadd_info()),
+      with_start_token(mano_info()),
+      with_start_token(needle_info()),
+      with_start_token(mqar_info()),
+      with_start_token(permutation_info()),
+      with_start_token(quaternion_info()),
+      with_start_token(gridworld_info()),
+      with_start_token(text_info()),
       // The Chomsky-hierarchy tasks (chomsky.md), by level.
       at_level("R", even_pairs_info()),
       at_level("R", modular_arithmetic_info()),

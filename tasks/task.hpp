@@ -85,6 +85,7 @@ class Task {
  protected:
   // Appends the example to `out` (cleared by the caller), drawing only from `rng`.
   virtual void generate(Rng& rng, Stream stream, int n, Example& out) const = 0;
+  friend class StartTokenTask;  // draws the task's own example after its start token
   [[noreturn]] void fail(const std::string& param, const std::string& message) const {
     throw TaskError(name_, param, message);
   }
@@ -105,6 +106,9 @@ struct TaskInfo {
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Task>(const ParamReader&, const TaskContext&)> build;
   std::string level = "";  // the Chomsky hierarchy's level (R, DCF, CS) for its fifteen tasks
+  // The tape layout (chomsky.md §2: the answer written on blanks after the whole input) is the
+  // fifteen Chomsky tasks' and theirs alone; every other task is next-token.
+  bool tape_layout() const { return !level.empty(); }
 };
 
 // Every task, in catalogue order.

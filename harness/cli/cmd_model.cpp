@@ -65,14 +65,19 @@ int cmd_init_checkpoint(const Args& args) {
     if (!given.insert(key).second) throw UsageError("--set " + key + " is given twice");
     cfg.set(key, value);  // ModelError naming the key
   }
+  cfg.check_applies({given.begin(), given.end()});  // recurrent.md: a key its arch does not have
   cfg.vocab = vocab;
   model::Model m(cfg);  // validates: ModelError naming the key
   m.init(seed);
   model::save_checkpoint(m, out);
   std::cout << "wrote " << out << ": " << m.num_params() << " parameters in " << m.layout().tensors().size()
-            << " tensors (layers " << cfg.layers << ", d_model " << cfg.d_model << ", heads " << cfg.heads
-            << ", position " << model::to_string(cfg.position) << ", norm " << model::to_string(cfg.norm)
-            << ", vocab " << cfg.vocab << ", seed " << seed << ")\n";
+            << " tensors (";
+  if (cfg.recurrent()) std::cout << "arch " << model::to_string(cfg.arch) << ", ";
+  std::cout << "layers " << cfg.layers << ", d_model " << cfg.d_model;
+  if (!cfg.recurrent())
+    std::cout << ", heads " << cfg.heads << ", position " << model::to_string(cfg.position) << ", norm "
+              << model::to_string(cfg.norm);
+  std::cout << ", vocab " << cfg.vocab << ", seed " << seed << ")\n";
   return 0;
 }
 

@@ -51,6 +51,8 @@ struct RunMetrics {
 };
 
 // Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").
+// A model without attention (a recurrent arch) has heads 0 and only hidden_entropy: attn_entropy,
+// attn_max and value_entropy are empty (and not written to a run file).
 struct Diagnostics {
   int layers = 0, heads = 0;
   std::vector<double> attn_entropy;    // [layers·heads], row-major
@@ -58,6 +60,7 @@ struct Diagnostics {
   std::vector<double> value_entropy;   // [layers]
   std::vector<double> hidden_entropy;  // [layers]
   bool empty() const { return layers == 0; }
+  bool has_attention() const { return heads > 0; }
 };
 
 // One learnable spline's values, named as in the checkpoint (e.g. "blocks.0.mlp.act.values"),

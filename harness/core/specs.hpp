@@ -88,6 +88,9 @@ struct RunSpec {
   int search = -1;                  // index into Suite::searches when splines_from names one
   SourceLoc splines_from_loc;       // where splines_from was written
   std::string resolved_yaml;        // the whole resolved config of the run
+  // Model keys inherited (defaults, task entry, grid, --set) that do not apply under the run's
+  // arch and were dropped (recurrent.md), "key (where it was set)"; `sweep --dry-run` lists them.
+  std::vector<std::string> dropped;
   // Filled in by the sweep before the run is trained (harness/sweep/splines.hpp): the splines of
   // splines_from and the task they were searched on. A run whose splines_from is a file has no
   // id until the sweep has read the file (the id hashes its values).

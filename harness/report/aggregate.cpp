@@ -1,5 +1,7 @@
 #include "harness/report/aggregate.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <sstream>
 
 #include "tasks/task.hpp"
@@ -48,12 +50,22 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
   const auto L = static_cast<size_t>(out.layers), LH = L * static_cast<size_t>(out.heads);
   out.attn_entropy = over_seeds(&Diagnostics::attn_entropy, LH);
   out.attn_max = over_seeds(&Diagnostics::attn_max, LH);
-  out.value_entropy = over_seeds(&Diagnostics::value_entropy, L);
+  out.value_entropy = over_seeds(&Diagnostics::value_entropy, out.heads > 0 ? L : 0);  // none without attention
   out.hidden_entropy = over_seeds(&Diagnostics::hidden_entropy, L);
   return out;
 }
 
 }  // namespace
+
+std::string run_arch(const RunResult& r) {
+  try {
+    const YAML::Node cfg = YAML::Load(r.config_yaml);
+    if (cfg.IsMap() && cfg["model"] && cfg["model"].IsMap() && cfg["model"]["arch"])
+      return cfg["model"]["arch"].as<std::string>();
+  } catch (const YAML::Exception&) {
+  }
+  return "transformer";  // recurrent.md: a config without `arch` is a transformer
+}
 
 std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, bool fitted_only) {
   // Group membership, in order of first appearance.
@@ -72,6 +84,7 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, 
     g.entry = group.front()->entry;
     g.model = group.front()->model;
     g.grid = group.front()->grid;
+    g.arch = run_arch(*group.front());
     g.fitted_only = fitted_only;
     std::vector<const RunResult*> rs;  // the runs the statistics are over
     for (const RunResult* r : group) {
@@ -156,6 +169,7 @@ std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, c
     if (fresh) {
       ChomskyCell c;
       c.task = r.task, c.entry = r.entry, c.model = r.model, c.grid = grid, c.chance = r.chance;
+      c.arch = run_arch(r);
       if (const tasks::TaskInfo* info = tasks::find_task(r.task)) c.level = info->level;
       cells.push_back(std::move(c));
       values.emplace_back();

@@ -34,12 +34,14 @@ struct DiagnosticsStats {
   int layers = 0, heads = 0;
   int runs = 0;                                        // runs that entered
   std::vector<SeedStats> attn_entropy, attn_max;       // [layers·heads], row-major
-  std::vector<SeedStats> value_entropy, hidden_entropy;  // [layers]
+  std::vector<SeedStats> value_entropy, hidden_entropy;  // [layers]; value_entropy empty when heads is 0
   bool empty() const { return runs == 0; }
+  bool has_attention() const { return heads > 0; }
 };
 
 struct GroupReport {
   std::string task, entry, model, grid;
+  std::string arch = "transformer";  // the runs' model.arch (recurrent.md): one per group (entry and grid fix it)
   int runs = 0, ok = 0, diverged = 0, failed = 0;
   int fitted = 0;               // runs whose id_acc reached the target (RunMetrics::fitted)
   bool fitted_only = false;     // the statistics are over the fitted runs only (report --fitted)
@@ -55,6 +57,7 @@ struct GroupReport {
 // model entry, grid point without the `over` axis) over its seeds and the `over` axis' values.
 struct ChomskyCell {
   std::string task, entry, level, model, grid;  // level: R, DCF, CS ("" for other tasks)
+  std::string arch = "transformer";              // the runs' model.arch
   double chance = kNaN;     // a uniform guess's token accuracy (NaN where unknown)
   int runs = 0;             // runs in the cell (any status)
   SeedStats ood_token_acc;  // over the runs where it is defined: n, mean, max, …
@@ -80,6 +83,10 @@ std::vector<std::string> grid_axes(const std::vector<RunResult>& runs);
 // The per-run metrics summarised for every group, in this order (steps_to_target follows).
 inline const std::vector<std::string> kReportMetrics = {"id_acc",       "ood_length_acc", "ood_token_acc",
                                                         "shift_acc",    "shortcut_gap",   "final_train_loss"};
+
+// The model.arch of a run's resolved config: "transformer" when the config has none (every
+// transformer config, recurrent.md) or cannot be read.
+std::string run_arch(const RunResult& r);
 
 // Groups runs by (entry, model, grid) in order of first appearance and summarises each. With
 // `fitted_only`, every statistic (metrics, cells, diagnostics) is over the group's fitted runs

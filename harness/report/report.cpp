@@ -18,7 +18,7 @@ int decimals_of(const std::string& metric) {
 
 std::string group_title(const GroupReport& g) {
   std::string t = g.entry == g.task ? g.task : g.task + "/" + g.entry;
-  t += " · model " + g.model;
+  t += " · model " + g.model + " (" + g.arch + ")";
   if (!g.grid.empty()) t += " · " + g.grid;
   return t;
 }
@@ -57,7 +57,7 @@ const SeedStats* metric_stats(const GroupReport& g, const std::string& name) {
 }
 
 // The csv forms: the group's columns, the row's own key columns, then the statistics.
-const std::vector<std::string> kGroupColumns = {"task", "entry", "model", "grid"};
+const std::vector<std::string> kGroupColumns = {"task", "entry", "model", "arch", "grid"};
 const std::vector<std::string> kCountColumns = {"runs", "ok", "diverged", "failed", "fitted"};
 
 Table csv_table(const std::vector<std::string>& keys, bool counts) {
@@ -71,7 +71,7 @@ Table csv_table(const std::vector<std::string>& keys, bool counts) {
 
 void csv_add(Table& t, const GroupReport& g, const std::vector<std::string>& keys, const SeedStats& s, bool counts,
              const std::string& frac = "") {
-  std::vector<std::string> row = {g.task, g.entry, g.model, g.grid};
+  std::vector<std::string> row = {g.task, g.entry, g.model, g.arch, g.grid};
   if (counts)
     for (int v : {g.runs, g.ok, g.diverged, g.failed, g.fitted}) row.push_back(std::to_string(v));
   row.insert(row.end(), keys.begin(), keys.end());
@@ -138,21 +138,21 @@ std::string summary_markdown(const std::vector<GroupReport>& groups, const std::
   os << "Across seeds: mean ± std [min, median, max] CI [95% bootstrap interval of the mean]; steps_to_target over "
         "the seeds that reached the target"
      << (!groups.empty() && groups.front().fitted_only ? "; every statistic over the fitted seeds only" : "") << ".\n\n";
-  Table t{{"task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "reached target", "fitted"}, {}};
+  Table t{{"task", "entry", "model", "arch", "grid", "runs", "ok", "diverged", "failed", "reached target", "fitted"}, {}};
   if (!groups.empty())
     for (const auto& m : groups.front().metrics) t.head.push_back(m.name);
   for (const auto& g : groups) {
-    std::vector<std::string> row = {g.task, g.entry, g.model, g.grid, std::to_string(g.runs), std::to_string(g.ok),
+    std::vector<std::string> row = {g.task, g.entry, g.model, g.arch, g.grid, std::to_string(g.runs), std::to_string(g.ok),
                                     std::to_string(g.diverged), std::to_string(g.failed), target_text(g), fitted_text(g)};
     for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, decimals_of(m.name), " ± "));
     t.rows.push_back(std::move(row));
   }
   os << render_markdown(t);
   os << "\nseq_acc per evaluated length and condition (over seeds)\n\n";
-  Table cells{{"entry", "model", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte", "seen_frac"}, {}};
+  Table cells{{"entry", "model", "arch", "grid", "condition", "length", "n", "seq_acc", "bits_per_byte", "seen_frac"}, {}};
   for (const auto& g : groups)
     for (const auto& c : g.eval)
-      cells.rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length),
+      cells.rows.push_back({g.entry, g.model, g.arch, g.grid, c.condition, std::to_string(c.length),
                             std::to_string(c.seq_acc.n), stats_text(c.seq_acc, 3, " ± "),
                             g.bits_per_byte ? stats_text(c.bits_per_byte, 3, " ± ") : "",
                             c.seen_frac.n > 0 ? fixed(c.seen_frac.mean, 3) : ""});
@@ -206,10 +206,16 @@ std::string diag_text(const std::vector<GroupReport>& groups, const std::string&
     os << "\n" << group_title(g) << "\n  " << diag_count_text(g) << "\n";
     if (g.diag.empty()) continue;
     const auto& d = g.diag;
+    // value_entropy "-" for a model without attention (a recurrent arch): it has no values
     os << "  " << pad_right("layer", 14) << pad_left("value_entropy", 15) << pad_left("hidden_entropy", 16) << "\n";
     for (int l = 0; l < d.layers; ++l)
-      os << "  " << pad_right("layer " + std::to_string(l), 14) << pad_left(fixed(d.value_entropy[l].mean, 3), 15)
+      os << "  " << pad_right("layer " + std::to_string(l), 14)
+         << pad_left(d.has_attention() ? fixed(d.value_entropy[l].mean, 3) : "-", 15)
          << pad_left(fixed(d.hidden_entropy[l].mean, 3), 16) << "\n";
+    if (!d.has_attention()) {
+      os << "  (no attention: attn_entropy, attn_max and value_entropy do not exist)\n";
+      continue;
+    }
     os << render_chunked(head_matrix("attn_entropy", d.attn_entropy, d.layers, d.heads), 14, 7);
     os << render_chunked(head_matrix("attn_max", d.attn_max, d.layers, d.heads), 14, 7);
   }
@@ -226,8 +232,13 @@ std::string diag_markdown(const std::vector<GroupReport>& groups, const std::str
     const auto& d = g.diag;
     Table layers{{"layer", "value_entropy", "hidden_entropy"}, {}};
     for (int l = 0; l < d.layers; ++l)
-      layers.rows.push_back({std::to_string(l), fixed(d.value_entropy[l].mean, 3), fixed(d.hidden_entropy[l].mean, 3)});
+      layers.rows.push_back({std::to_string(l), d.has_attention() ? fixed(d.value_entropy[l].mean, 3) : "-",
+                             fixed(d.hidden_entropy[l].mean, 3)});
     os << render_markdown(layers) << "\n";
+    if (!d.has_attention()) {
+      os << "No attention: attn_entropy, attn_max and value_entropy do not exist.\n";
+      continue;
+    }
     os << render_markdown(head_matrix("attn_entropy", d.attn_entropy, d.layers, d.heads)) << "\n";
     os << render_markdown(head_matrix("attn_max", d.attn_max, d.layers, d.heads)) << "\n";
   }
@@ -242,7 +253,7 @@ std::string diag_csv(const std::vector<GroupReport>& groups) {
       const size_t row = static_cast<size_t>(l) * d.heads;
       for (int h = 0; h < d.heads; ++h) csv_add(t, g, {diag_metric_name("attn_entropy", l, h)}, d.attn_entropy[row + h], true);
       for (int h = 0; h < d.heads; ++h) csv_add(t, g, {diag_metric_name("attn_max", l, h)}, d.attn_max[row + h], true);
-      csv_add(t, g, {diag_metric_name("value_entropy", l)}, d.value_entropy[l], true);
+      if (d.has_attention()) csv_add(t, g, {diag_metric_name("value_entropy", l)}, d.value_entropy[l], true);
       csv_add(t, g, {diag_metric_name("hidden_entropy", l)}, d.hidden_entropy[l], true);
     }
   }
@@ -299,11 +310,11 @@ std::string format_length_report(const std::vector<GroupReport>& groups, ReportF
   for (const auto& g : groups)
     for (const auto& c : g.eval)
       if (c.condition == "id") all.insert(c.length);
-  Table t{{"entry", "model", "grid"}, {}};
+  Table t{{"entry", "model", "arch", "grid"}, {}};
   for (const auto len : all) t.head.push_back(std::to_string(len));
   t.head.push_back("ood mean / max");
   for (const auto& g : groups) {
-    std::vector<std::string> row = {g.entry, g.model, g.grid};
+    std::vector<std::string> row = {g.entry, g.model, g.arch, g.grid};
     for (const auto len : all) {
       const EvalCell* c = find_cell(g, len, "id");
       row.push_back(mean_max_text(c ? &c->seq_acc : nullptr));
@@ -331,11 +342,11 @@ std::string format_error_report(const std::vector<GroupReport>& groups, ReportFo
     std::snprintf(buf, sizeof buf, v != 0 && v < 1e-3 ? "%.2e" : "%.4f", v);
     return std::string(buf);
   };
-  Table t{{"entry", "model", "grid", "condition", "length", "n", "mean", "std", "min", "median", "max"}, {}};
+  Table t{{"entry", "model", "arch", "grid", "condition", "length", "n", "mean", "std", "min", "median", "max"}, {}};
   for (const auto& g : groups)
     for (const auto& c : g.eval) {
       const SeedStats& s = c.token_error;
-      t.rows.push_back({g.entry, g.model, g.grid, c.condition, std::to_string(c.length), std::to_string(s.n),
+      t.rows.push_back({g.entry, g.model, g.arch, g.grid, c.condition, std::to_string(c.length), std::to_string(s.n),
                         err(s.mean), err(s.std), err(s.min), err(s.median), err(s.max)});
     }
   return heading(title, format) + "error rate at scored positions (1 - token_acc; ffl: at the reads), over seeds\n\n" +
@@ -344,12 +355,17 @@ std::string format_error_report(const std::vector<GroupReport>& groups, ReportFo
 
 std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportFormat format, const std::string& title,
                                   const std::string& over) {
-  auto column_of = [](const ChomskyCell& c) { return c.grid.empty() ? c.model : c.model + " · " + c.grid; };
+  // a recurrent model's column names its arch (recurrent.md); transformer columns as before
+  auto column_of = [](const ChomskyCell& c) {
+    const std::string m = c.arch == "transformer" ? c.model : c.model + " (" + c.arch + ")";
+    return c.grid.empty() ? m : m + " · " + c.grid;
+  };
   if (format == ReportFormat::csv) {
-    Table t{{"task", "entry", "level", "chance", "model", "grid", "runs"}, {}};
+    Table t{{"task", "entry", "level", "chance", "model", "arch", "grid", "runs"}, {}};
     t.head.insert(t.head.end(), kStatsColumns.begin(), kStatsColumns.end());
     for (const auto& c : cells) {
-      std::vector<std::string> row = {c.task, c.entry, c.level, exact(c.chance), c.model, c.grid, std::to_string(c.runs)};
+      std::vector<std::string> row = {c.task, c.entry, c.level, exact(c.chance), c.model, c.arch, c.grid,
+                                         std::to_string(c.runs)};
       const auto stats = stats_cells(c.ood_token_acc);
       row.insert(row.end(), stats.begin(), stats.end());
       t.rows.push_back(std::move(row));

@@ -12,6 +12,7 @@
 //     eval/{length,condition,loss,token_acc,seq_acc}   1-D, one row per (length, condition)
 //     eval/conditions                                  strings; condition indexes it (0 = "id")
 //     diag/{attn_entropy,attn_max} [layers,heads], diag/{value_entropy,hidden_entropy} [layers]
+//                                                         (a model without attention: hidden_entropy only)
 //     splines/<name>                                   float32, attrs range, keypoints, extrapolate
 //     routers/layer<l> [H,(l+1)H] float32              LIMe runs: the learned routers, l >= 1
 //     checkpoint/...                                   optional (model.md layout)

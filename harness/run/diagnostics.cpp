@@ -82,9 +82,12 @@ void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, s
 }
 
 Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Example>& examples, int batch) {
-  const int L = m.config().layers, H = m.config().heads, C = m.config().d_model;
+  // A model without attention (a recurrent stack) has only its layers' outputs: heads 0, no
+  // attention or value diagnostics.
+  const bool attention = m.has_attention();
+  const int L = m.config().layers, H = attention ? m.config().heads : 0, C = m.config().d_model;
   std::vector<RunningMean> entropy(static_cast<size_t>(L) * H), max(static_cast<size_t>(L) * H);
-  std::vector<RunningMean> value(static_cast<size_t>(L)), hidden(static_cast<size_t>(L));
+  std::vector<RunningMean> value(attention ? static_cast<size_t>(L) : 0), hidden(static_cast<size_t>(L));
   Batch bt;
   std::vector<tasks::Example> chunk;
   std::vector<int> lengths;
@@ -96,10 +99,12 @@ Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Exampl
     for (const auto& e : chunk) lengths.push_back(static_cast<int>(e.tokens.size()));
     m.forward(bt.tokens.data(), nullptr, bt.B, bt.T, bt.rows());
     for (int l = 0; l < L; ++l) {
-      const auto heads = static_cast<size_t>(l) * H;
-      add_attention_rows(m.attention(l), bt.B, H, bt.T, lengths, std::span(entropy).subspan(heads, H),
-                         std::span(max).subspan(heads, H));
-      add_matrix_entropies(m.values(l), m.values_stride(), C, bt.B, bt.T, lengths, value[l]);
+      if (attention) {
+        const auto heads = static_cast<size_t>(l) * H;
+        add_attention_rows(m.attention(l), bt.B, H, bt.T, lengths, std::span(entropy).subspan(heads, H),
+                           std::span(max).subspan(heads, H));
+        add_matrix_entropies(m.values(l), m.values_stride(), C, bt.B, bt.T, lengths, value[l]);
+      }
       add_matrix_entropies(m.block_output(l), C, C, bt.B, bt.T, lengths, hidden[l]);
     }
   }

@@ -57,6 +57,8 @@ void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, s
 // The diagnostics of `m` on `examples` (forward passes in batches of `batch`): attn_entropy and
 // attn_max per (layer, head) are means over every real query row of every example (pooled; rows
 // i >= 1 for the entropy); value_entropy and hidden_entropy per layer are means over examples.
+// A model without attention (has_attention() false: a recurrent stack, recurrent.md) gets heads 0
+// and only hidden_entropy, from each layer's outputs h_{l,t}.
 Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64);
 
 }  // namespace srbench::harness

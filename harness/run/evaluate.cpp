@@ -23,7 +23,18 @@ bool SeenSet::contains(const std::vector<int32_t>& tokens) const {
   return std::binary_search(hashes_.begin(), hashes_.end(), hash(tokens));
 }
 
-EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch,
+BatchScorer model_scorer(model::Model& m) {
+  return [&m](const Batch& bt) {
+    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
+    BatchOutput out;
+    out.logits = m.logits();
+    out.vocab = m.config().vocab;
+    out.loss_sum = mean_loss * static_cast<double>(m.scored());
+    return out;
+  };
+}
+
+EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::Example>& examples, int batch,
                             const SeenSet* seen) {
   EvalScore s;
   double loss_sum = 0;
@@ -31,22 +42,27 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
   std::vector<int64_t> pos_scored, pos_correct;  // per position
   Batch bt;
   std::vector<tasks::Example> chunk;
-  const int V = m.config().vocab;
   for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     chunk.assign(examples.begin() + static_cast<ptrdiff_t>(start), examples.begin() + static_cast<ptrdiff_t>(end));
     bt.assemble(chunk);
-    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
-    loss_sum += mean_loss * static_cast<double>(m.scored());
-    const float* logits = m.logits();
+    const BatchOutput out = score(bt);
+    loss_sum += out.loss_sum;
+    const size_t V = static_cast<size_t>(out.vocab);
     if (pos_scored.size() < static_cast<size_t>(bt.T)) pos_scored.resize(bt.T, 0), pos_correct.resize(bt.T, 0);
     for (int b = 0; b < bt.B; ++b) {
       bool all = true;
       for (int t = 0; t < bt.T; ++t) {
         const int32_t target = bt.targets[static_cast<size_t>(b) * bt.T + t];
         if (target < 0) continue;
-        const float* row = logits + (static_cast<size_t>(b) * bt.T + t) * V;
-        const int32_t pred = static_cast<int32_t>(std::max_element(row, row + V) - row);
+        const size_t at = static_cast<size_t>(b) * bt.T + t;
+        int32_t pred;
+        if (out.logits) {
+          const float* row = out.logits + at * V;
+          pred = static_cast<int32_t>(std::max_element(row, row + V) - row);
+        } else {
+          pred = out.predictions[at];
+        }
         ++s.scored;
         ++pos_scored[t];
         if (pred == target) ++correct_tokens, ++pos_correct[t];
@@ -72,7 +88,8 @@ EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& 
   return s;
 }
 
-void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r, const SeenSet* seen) {
+void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSpec& spec, RunResult& r,
+                  const SeenSet* seen, int batch) {
   const TrainConfig& tc = spec.train;
   std::vector<std::unique_ptr<tasks::Task>> cond_tasks;
   for (const auto& sh : spec.eval.shifts) {
@@ -85,7 +102,7 @@ void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec,
   if (!task.uses_length()) lengths = {tc.length_max};  // modadd: one length
   auto add_row = [&](const tasks::Task& t, tasks::Stream stream, int64_t length, int64_t condition) {
     const EvalScore sc = evaluate_examples(
-        m, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples), 64, seen);
+        score, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples), batch, seen);
     r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc, sc.seen_frac, sc.position_acc,
                       t.input_space_size(static_cast<int>(length))});
   };

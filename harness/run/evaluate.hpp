@@ -3,11 +3,13 @@
 // shift at the lengths inside the training range, modadd's training pairs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "harness/core/records.hpp"
 #include "harness/core/specs.hpp"
+#include "harness/run/data.hpp"
 #include "model/model.hpp"
 #include "tasks/task.hpp"
 
@@ -27,6 +29,20 @@ class SeenSet {
   std::vector<uint64_t> hashes_;
 };
 
+// What a model gives for one batch: logits [B,T,V] (row-major, `vocab` V) or predictions [B,T],
+// and the cross-entropy summed over the batch's scored positions where it is known (else NaN).
+// The pointers stay valid until the next call.
+struct BatchOutput {
+  const float* logits = nullptr;
+  int vocab = 0;
+  const int32_t* predictions = nullptr;
+  double loss_sum = kNaN;
+};
+// Any model as the evaluation sees it: a batch in, its outputs out. The built-in model's is
+// model_scorer(m); the Python module wraps a callable.
+using BatchScorer = std::function<BatchOutput(const Batch&)>;
+BatchScorer model_scorer(model::Model& m);
+
 // Accuracy and loss of a model on a list of examples (forward only, batches of `batch`).
 struct EvalScore {
   double loss = kNaN;       // mean cross-entropy over scored positions
@@ -36,12 +52,20 @@ struct EvalScore {
   double seen_frac = kNaN;           // with a SeenSet: the fraction of examples in it
   std::vector<double> position_acc;  // per position of the longest example; NaN where none scores
 };
-EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64,
+EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::Example>& examples, int batch = 64,
                             const SeenSet* seen = nullptr);
+inline EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64,
+                                   const SeenSet* seen = nullptr) {
+  return evaluate_examples(model_scorer(m), examples, batch, seen);
+}
 
 // The final evaluation of a run: appends its conditions (after "id") and rows to `r`; `seen`
 // (sealed), if given, gives each row's seen_frac.
-void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r,
-                  const SeenSet* seen = nullptr);
+void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSpec& spec, RunResult& r,
+                  const SeenSet* seen = nullptr, int batch = 64);
+inline void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r,
+                         const SeenSet* seen = nullptr) {
+  evaluate_run(model_scorer(m), task, spec, r, seen);
+}
 
 }  // namespace srbench::harness

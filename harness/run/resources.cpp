@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "model/architecture.hpp"
 #include "model/params.hpp"
 #include "tasks/task.hpp"
 
@@ -30,7 +31,10 @@ std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B
 
 MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   MemoryEstimate e;
-  const uint64_t P = model::ParamLayout(run.model).total();
+  // A recurrent arch (recurrent.md) has its own layout; its activations are counted with the
+  // transformer's terms, an overestimate.
+  const uint64_t P = run.model.recurrent() ? model::make_architecture<float>(run.model)->layout().total()
+                                           : model::ParamLayout(run.model).total();
   e.parameters = 4 * P;
   e.optimiser = 12 * P;
   e.process = kProcessBytes;

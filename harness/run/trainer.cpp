@@ -33,8 +33,8 @@ std::vector<RouterWeights> learned_routers(const model::Model& m) {
   return out;
 }
 
-// A uniform guess's token accuracy for a task without a tape layout: one over the number of distinct
-// targets at the scored positions of the validation set (NaN when nothing is scored).
+}  // namespace
+
 double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
   std::set<int32_t> classes;
   for (const auto& ex : val)
@@ -43,9 +43,7 @@ double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
   return classes.empty() ? kNaN : 1.0 / static_cast<double>(classes.size());
 }
 
-}  // namespace
-
-RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained) {
+RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained, const BatchObserver& observe) {
   const auto wall_start = Clock::now();
   RunResult r;
   r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
@@ -85,6 +83,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         seen.add(examples[b].tokens);
       }
       batch.assemble(examples);
+      if (observe) observe(s, batch);
       const auto t0 = Clock::now();
       const model::StepResult step =
           model::train_step(*model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, settings,

@@ -1,5 +1,7 @@
 #include "harness/suite/layers.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 
 #include "harness/suite/fields.hpp"
@@ -112,6 +114,7 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
       }
     });
     where_["model." + key] = loc;
+    model_history_.emplace_back(key, loc);
     return;
   }
   const std::vector<std::string>& keys = model::ModelConfig::keys();
@@ -144,6 +147,50 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
     loc.fail(strip_prefix(e.what(), "model." + key + ": "));
   }
   where_["model." + key] = loc;
+  model_history_.emplace_back(key, loc);
+}
+
+bool Layers::model_key_applies(const std::string& key) const {
+  if (std::find(kStage2Keys.begin(), kStage2Keys.end(), key) != kStage2Keys.end()) return !r_.model.recurrent();
+  return model::ModelConfig::applies(r_.model.arch, key);
+}
+
+namespace {
+
+// The text of `key`'s default value, as set() reads it.
+std::string default_text(const std::string& key) {
+  const auto* f = model::find_field(model::model_fields(), key);
+  YAML::Emitter e;
+  f->write(model::ModelConfig{}, e);
+  return e.c_str();
+}
+
+}  // namespace
+
+std::vector<std::string> Layers::drop_inapplicable(const std::string& entry_path, const std::string& entry_name) {
+  const std::string arch = model::to_string(r_.model.arch);
+  for (const auto& [key, loc] : model_history_) {
+    if (model_key_applies(key) || loc.path.rfind(entry_path + ".", 0) != 0) continue;
+    std::string own;
+    for (const auto& k : model::ModelConfig::keys())
+      if (k != "vocab" && k != "arch" && model::ModelConfig::applies(r_.model.arch, k)) own += (own.empty() ? "" : ", ") + k;
+    loc.fail("'" + key + "' does not apply to arch " + arch + " (model entry '" + entry_name + "'; the keys of " + arch +
+             ": " + own + "). A key that does not apply is refused in a model entry; from defaults, a task entry, a "
+             "grid axis or --set it is dropped");
+  }
+  std::vector<std::string> dropped;
+  std::vector<std::string> candidates = model::ModelConfig::keys();
+  candidates.insert(candidates.end(), kStage2Keys.begin(), kStage2Keys.end());
+  for (const auto& key : candidates) {
+    const auto it = where_.find("model." + key);
+    if (it == where_.end() || model_key_applies(key)) continue;
+    dropped.push_back(key + " (" + it->second.path + ")");
+    if (key == "freeze_splines") r_.freeze_splines = false;
+    else if (key == "splines_from") r_.splines_from.clear(), r_.splines_from_loc = {};
+    else r_.model.set(key, default_text(key));
+    where_.erase(it);
+  }
+  return dropped;
 }
 
 void Layers::check_length(const tasks::Task& task, int n, const SourceLoc& loc, const std::string& what) const {

@@ -46,6 +46,16 @@ class Layers {
   // shifts checked (a search uses neither).
   void check_lengths(const tasks::Task& task, const std::string& entry_path, int entry_line, bool check_eval);
 
+  // recurrent.md, "Config keys": the model keys that do not apply under the run's (final) arch.
+  // One set in the model entry itself (a path under `entry_path`, e.g. "models[1].model") is a
+  // ConfigError naming the key, the entry (`entry_name`), the arch and the line; one inherited
+  // (defaults, the task entry, a grid axis, --set) is dropped: reset to its default, so that it
+  // is not in the resolved config. Returns the dropped keys as "key (where it was set)".
+  // The stage-2 keys (freeze_splines, splines_from) do not apply under a recurrent arch.
+  std::vector<std::string> drop_inapplicable(const std::string& entry_path, const std::string& entry_name);
+  // Whether model key `key` applies under the run's arch (a stage-2 key: only without recurrence).
+  bool model_key_applies(const std::string& key) const;
+
  private:
   void model_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc);
   void train_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc);
@@ -55,6 +65,7 @@ class Layers {
   const Reader& R_;
   RunSpec& r_;
   Where where_;
+  std::vector<std::pair<std::string, SourceLoc>> model_history_;  // every model key set, in order
 };
 
 }  // namespace srbench::harness::suite

@@ -310,6 +310,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
     const std::string tp = "tasks[" + std::to_string(ti) + "]";
     for (size_t mi = 0; mi < model_names.size(); ++mi) {
       const std::string mp = "models[" + std::to_string(mi) + "]";
+      std::set<std::string> points_seen;  // grid labels of this (task entry, model entry)
       for (const auto& point : points) {
         RunSpec base;
         base.task = t["task"].Scalar();
@@ -327,13 +328,17 @@ Suite parse_suite(const std::string& text, const std::string& file,
         }
         std::vector<const Assignment*> all = point;
         for (const auto& s : sets) all.push_back(&s);
-        for (const Assignment* a : all) {
-          layers.assign(*a);
-          if (a->loc.path.rfind("grid.", 0) == 0) {
-            const std::string value = a->value.IsScalar() ? a->value.Scalar() : param_text(a->value);
-            base.grid += (base.grid.empty() ? "" : " ") + a->section + "." + a->key + "=" + value;
-          }
+        for (const Assignment* a : all) layers.assign(*a);
+        // recurrent.md: keys that do not apply under the run's arch are refused in the model
+        // entry and dropped elsewhere; a grid axis that does not apply shows as `-` and does not
+        // expand the entry (its points then repeat one run, which appears once)
+        base.dropped = layers.drop_inapplicable(mp + ".model", model_names[mi]);
+        for (const Assignment* a : point) {
+          const bool applies = a->section != "model" || layers.model_key_applies(a->key);
+          const std::string value = !applies ? "-" : a->value.IsScalar() ? a->value.Scalar() : param_text(a->value);
+          base.grid += (base.grid.empty() ? "" : " ") + a->section + "." + a->key + "=" + value;
         }
+        if (!points_seen.insert(base.grid).second) continue;
         // cross-field checks, each reported where the offending field was set
         const auto task = layers.resolve_task(R.at(t["task"], tp + ".task"), tp + ".params", mp, line_of(t));
         layers.check_lengths(*task, tp, line_of(t), true);

@@ -9,7 +9,9 @@
 
 namespace srbench::harness {
 
-std::string run_yaml(const RunSpec& r) {
+std::string run_yaml(const RunSpec& r) { return run_yaml(r, r.model.to_yaml()); }
+
+std::string run_yaml(const RunSpec& r, const std::string& model_yaml) {
   YAML::Emitter e;
   e << YAML::BeginMap;
   e << YAML::Key << "task" << YAML::Value << r.task;
@@ -20,7 +22,7 @@ std::string run_yaml(const RunSpec& r) {
   e << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : r.params) e << YAML::Key << k << YAML::Value << v;
   e << YAML::EndMap;
-  e << YAML::Key << "model" << YAML::Value << YAML::Load(r.model.to_yaml());
+  e << YAML::Key << "model" << YAML::Value << YAML::Load(model_yaml);
   e << YAML::Key << "train" << YAML::Value << YAML::BeginMap;
   model::write_fields(suite::train_fields(), r.train, e);
   e << YAML::EndMap;

@@ -26,6 +26,9 @@ Suite parse_suite(const std::string& text, const std::string& file,
 // The resolved YAML of a run without its stage-2 part: task, entry, model entry, grid, seed,
 // params, and the model, train and eval sections written by their field tables.
 std::string run_yaml(const RunSpec& r);
+// The same with another model section (YAML text of a map): an external model's run (the Python
+// module's `arch: external`).
+std::string run_yaml(const RunSpec& r, const std::string& model_yaml);
 
 // Sets a run's resolved_yaml (run_yaml + its stage-2 settings, if any) and id. A run whose
 // splines come from a file needs `splines_hash`, the hash of the file's spline values.

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "harness/sweep/children.hpp"
 #include "harness/sweep/claims.hpp"
 #include "harness/sweep/splines.hpp"
+#include "tasks/task.hpp"
 
 namespace fs = std::filesystem;
 
@@ -198,6 +200,19 @@ void check_memory(const Suite& suite, const std::vector<const RunSpec*>& mine, c
   throw ConfigError(suite.file, 0, "", msg);
 }
 
+// `causal: false` with a task outside the tape layout is allowed (the user's choice), but noted
+// once per (task entry, model entry): such a task's targets are its next inputs.
+void print_bidirectional_notes(const Suite& suite) {
+  std::set<std::pair<std::string, std::string>> noted;
+  for (const auto& r : suite.runs) {
+    const tasks::TaskInfo* info = tasks::find_task(r.task);
+    if (r.model.causal || !info || info->tape_layout() || !noted.insert({r.entry, r.model_name}).second) continue;
+    std::cout << "note: model " << r.model_name << " is bidirectional (causal: false) and task entry " << r.entry
+              << " (task " << r.task << ") is not in the tape layout: a bidirectional model sees the answer of "
+              << "next-token tasks (each target is the next input token)\n";
+  }
+}
+
 }  // namespace
 
 SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
@@ -259,12 +274,31 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
                   << claimed_note(splines_dir, sp.name) << "\n";
     }
     if (opts.searches_only) return outcome;
+    print_bidirectional_notes(suite);
     for (size_t k = 0; k < mine.size(); ++k) {
       const RunSpec* r = mine[k];
       std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
       if (!r->grid.empty()) std::cout << "  " << r->grid;
       std::cout << "  memory ~" << bytes_text(estimates[k].total());
       std::cout << (status.count(r->id) ? "  [done]" : claimed_note(runs_dir, r->id)) << "\n";
+    }
+    // recurrent.md: per model entry (and arch), the inherited keys that do not apply and were dropped
+    std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
+    for (const RunSpec* r : mine) {
+      if (r->dropped.empty()) continue;
+      const std::string who = "model entry '" + r->model_name + "' (arch " + model::to_string(r->model.arch) + ")";
+      auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
+      if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
+      for (const auto& k : r->dropped)
+        if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) it->second.push_back(k);
+    }
+    if (!dropped.empty()) {
+      std::cout << "dropped keys (inherited, not applying to the entry's arch; not in its resolved config):\n";
+      for (const auto& [who, keys] : dropped) {
+        std::cout << "  " << who << ":";
+        for (size_t i = 0; i < keys.size(); ++i) std::cout << (i ? ", " : " ") << keys[i];
+        std::cout << "\n";
+      }
     }
     return outcome;
   }

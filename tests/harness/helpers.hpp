@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "harness/results/results.hpp"
 #include "harness/suite/suite.hpp"
 #include "harness/sweep/splines.hpp"
+#include "tests/support.hpp"
 
 namespace srbench::test {
 
@@ -88,6 +90,35 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
   CHECK(same_vec(a.diag.value_entropy, b.diag.value_entropy));
   CHECK(same_vec(a.diag.hidden_entropy, b.diag.hidden_entropy));
   CHECK(a.bits_per_byte == b.bits_per_byte);
+}
+
+// A flip-flop suite (lengths 1-8, evaluated at 8 and 16 and under p_write 0.1) whose one run saves
+// its checkpoint, with `model` as its defaults' model section: swept into `dir`, then
+// `srbench eval` of the run file must print the run's own evaluation rows, the same numbers at 4
+// decimals. Returns the run file.
+inline std::string check_eval_reproduces_run(const TempDir& dir, const std::string& model) {
+  write_file(dir.file("s.yaml"), "name: ev\ndefaults:\n  model: " + model +
+                                     "\n  train: {steps: 100, batch: 16, eval_every: 50, lr: 0.003, save_checkpoint: true}\n"
+                                     "  eval: {examples: 64, val_examples: 32}\ntasks:\n  - task: flipflop\n"
+                                     "    train: {length: [1, 8]}\n    eval: {lengths: [8, 16], shifts: [{p_write: 0.1}]}\n");
+  REQUIRE(run_srbench({"sweep", dir.file("s.yaml"), "--out", dir.file("r/ev.h5")}).exit_code == 0);
+  const auto suite = harness::read_suite_file(dir.file("r/ev.h5"));
+  REQUIRE(suite.runs.size() == 1);
+  const harness::RunResult& run = suite.runs[0];
+  REQUIRE(run.status == "ok");
+  REQUIRE(run.eval.size() == 3);
+  const std::string run_file = dir.file("r/ev/runs/" + run.run_id + ".h5");
+  const auto e = run_srbench({"eval", "--checkpoint", run_file, "--task", "flipflop", "--lengths", "8,16", "--shift",
+                              "p_write=0.1", "--examples", "64"});
+  INFO(e.out << e.err);
+  REQUIRE(e.exit_code == 0);
+  for (const auto& row : run.eval) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-8lld %-20s %10.4f %10.4f %10.4f", static_cast<long long>(row.length),
+                  run.conditions[row.condition].c_str(), row.loss, row.token_acc, row.seq_acc);
+    CHECK_THAT(e.out, Catch::Contains(line));
+  }
+  return run_file;
 }
 
 }  // namespace srbench::test

@@ -91,7 +91,7 @@ std::vector<std::string> csv_fields(const std::string& csv, const std::string& m
       else if (ch == ',' && !quoted) f.emplace_back();
       else f.back() += ch;
     }
-    if (f.size() == 19 && f[9] == metric) return f;
+    if (f.size() == 20 && f[10] == metric) return f;
   }
   return {};
 }
@@ -401,20 +401,20 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
   for (int l = 0; l < 2; ++l) {
     for (int h = 0; h < 2; ++h) {
       const auto f = csv_fields(csv.out, diag_metric_name("attn_entropy", l, h));
-      REQUIRE(f.size() == 19);
-      CHECK(f[10] == "2");
+      REQUIRE(f.size() == 20);
+      CHECK(f[11] == "2");
       const int k = l * 2 + h;
-      CHECK(std::stod(f[11]) == Approx(mean2(d0.attn_entropy[k], d1.attn_entropy[k])).epsilon(1e-14));
+      CHECK(std::stod(f[12]) == Approx(mean2(d0.attn_entropy[k], d1.attn_entropy[k])).epsilon(1e-14));
       const auto fm = csv_fields(csv.out, diag_metric_name("attn_max", l, h));
-      REQUIRE(fm.size() == 19);
-      CHECK(std::stod(fm[11]) == Approx(mean2(d0.attn_max[k], d1.attn_max[k])).epsilon(1e-14));
+      REQUIRE(fm.size() == 20);
+      CHECK(std::stod(fm[12]) == Approx(mean2(d0.attn_max[k], d1.attn_max[k])).epsilon(1e-14));
     }
     for (const char* q : {"value_entropy", "hidden_entropy"}) {
       const auto f = csv_fields(csv.out, diag_metric_name(q, l));
-      REQUIRE(f.size() == 19);
+      REQUIRE(f.size() == 20);
       const bool value = std::string(q) == "value_entropy";
       const auto &a = value ? d0.value_entropy : d0.hidden_entropy, &b = value ? d1.value_entropy : d1.hidden_entropy;
-      CHECK(std::stod(f[11]) == Approx(mean2(a[l], b[l])).epsilon(1e-14));
+      CHECK(std::stod(f[12]) == Approx(mean2(a[l], b[l])).epsilon(1e-14));
     }
   }
   // table and markdown: the means at 3 decimals, every line within 100 columns
@@ -456,6 +456,6 @@ TEST_CASE("diagnostics: the report leaves out runs without diagnostics", "[harne
   const std::string table = format_diagnostics_report(groups, ReportFormat::table);
   CHECK(table.find("runs with diagnostics: 2 of 3") != std::string::npos);
   const std::string csv = format_diagnostics_report(groups, ReportFormat::csv);
-  REQUIRE(csv_fields(csv, "attn_entropy[layer=0,head=1]").size() == 19);
-  CHECK(csv_fields(csv, "value_entropy[layer=0]")[11] == "2");
+  REQUIRE(csv_fields(csv, "attn_entropy[layer=0,head=1]").size() == 20);
+  CHECK(csv_fields(csv, "value_entropy[layer=0]")[12] == "2");
 }

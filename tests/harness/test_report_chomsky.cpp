@@ -70,9 +70,9 @@ TEST_CASE("report --chomsky: max and mean of ood_token_acc over seeds and the --
   CHECK(std::isnan(cells[3].chance));
 
   const std::string csv = format_chomsky_report(cells, ReportFormat::csv);
-  CHECK(csv.rfind("task,entry,level,chance,model,grid,runs,n,mean,std,min,median,max,ci_lo,ci_hi\n", 0) == 0);
-  CHECK(csv.find("\nparity_check,parity_check,R,0.5,lstm,model.layers=1,4,3,") != std::string::npos);
-  CHECK(csv.find("\nparity,parity,,nan,lstm,model.layers=1,1,1,0.59999999999999998,nan,") != std::string::npos);
+  CHECK(csv.rfind("task,entry,level,chance,model,arch,grid,runs,n,mean,std,min,median,max,ci_lo,ci_hi\n", 0) == 0);
+  CHECK(csv.find("\nparity_check,parity_check,R,0.5,lstm,transformer,model.layers=1,4,3,") != std::string::npos);
+  CHECK(csv.find("\nparity,parity,,nan,lstm,transformer,model.layers=1,1,1,0.59999999999999998,nan,") != std::string::npos);
 
   const std::string table = format_chomsky_report(cells, ReportFormat::table, "t", "train.lr");
   CHECK(table.find("max / mean (n) over the seeds and the values of train.lr") != std::string::npos);
@@ -100,7 +100,7 @@ TEST_CASE("report --chomsky through the command line: --over must name a grid ax
   srbench::test::write_suite_file_of(suite, "name: c\n", paths);
   const auto ok = srbench::test::run_srbench({"report", suite, "--chomsky", "--over", "train.lr", "--format", "csv"});
   REQUIRE(ok.exit_code == 0);
-  CHECK(ok.out.find("\nparity_check,parity_check,R,0.5,lstm,,2,2,0.625,") != std::string::npos);
+  CHECK(ok.out.find("\nparity_check,parity_check,R,0.5,lstm,transformer,,2,2,0.625,") != std::string::npos);
   const auto bad = srbench::test::run_srbench({"report", suite, "--chomsky", "--over", "train.steps"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "srbench report: --over train.steps: not a grid axis of this suite (its axes: train.lr)\n");

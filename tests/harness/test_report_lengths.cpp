@@ -77,31 +77,31 @@ TEST_CASE("report --lengths: seq_acc per length and the ood mean, mean and max o
   // 32: (0.25 + 0 + 0.5) / 3 = 0.25, max 0.5; ood: (0.375 + 0 + 0.75) / 3 = 0.375, max 0.75.
   // Columns are the union of the groups' lengths; group m has no 64, group n nothing else.
   const std::string md = format_length_report(groups, ReportFormat::markdown);
-  CHECK(has_line(md, "| entry | model | grid | 8 | 16 | 32 | 64 | ood mean / max |"));
-  CHECK(has_line(md, "| parity | m |   | 0.917 / 1.000 | 0.500 / 1.000 | 0.250 / 0.500 |   | 0.375 / 0.750 |"));
-  CHECK(has_line(md, "| parity | n |   |   |   |   | 0.500 / 0.500 |   |"));
+  CHECK(has_line(md, "| entry | model | arch | grid | 8 | 16 | 32 | 64 | ood mean / max |"));
+  CHECK(has_line(md, "| parity | m | transformer |   | 0.917 / 1.000 | 0.500 / 1.000 | 0.250 / 0.500 |   | 0.375 / 0.750 |"));
+  CHECK(has_line(md, "| parity | n | transformer |   |   |   |   | 0.500 / 0.500 |   |"));
 
   const std::string table = format_length_report(groups, ReportFormat::table, "title");
   CHECK(lines_of(table).front() == "title");
   CHECK_THAT(table, Catch::Contains("0.917 / 1.000  0.500 / 1.000  0.250 / 0.500"));
 
   const std::string csv = format_length_report(groups, ReportFormat::csv);
-  CHECK(lines_of(csv).front() == "task,entry,model,grid,quantity,length,n,mean,std,min,median,max,ci_lo,ci_hi");
-  auto f = csv_find(csv, {"parity", "parity", "m", "", "seq_acc", "32"});
-  REQUIRE(f.size() == 14);
-  CHECK(f[6] == "3");
-  CHECK(std::stod(f[7]) == Approx(0.25));
-  CHECK(std::stod(f[8]) == Approx(0.25));  // sqrt((0² + 0.25² + 0.25²) / 2)
-  CHECK(std::stod(f[11]) == Approx(0.5));
-  f = csv_find(csv, {"parity", "parity", "m", "", "ood_length_acc", ""});
-  REQUIRE(f.size() == 14);
-  CHECK(std::stod(f[7]) == Approx(0.375));
-  CHECK(std::stod(f[11]) == Approx(0.75));
-  f = csv_find(csv, {"parity", "parity", "n", "", "ood_length_acc", ""});
-  REQUIRE(f.size() == 14);
-  CHECK(f[6] == "0");
-  CHECK(f[7] == "nan");
-  CHECK(csv_find(csv, {"parity", "parity", "m", "", "seq_acc", "64"}).empty());
+  CHECK(lines_of(csv).front() == "task,entry,model,arch,grid,quantity,length,n,mean,std,min,median,max,ci_lo,ci_hi");
+  auto f = csv_find(csv, {"parity", "parity", "m", "transformer", "", "seq_acc", "32"});
+  REQUIRE(f.size() == 15);
+  CHECK(f[7] == "3");
+  CHECK(std::stod(f[8]) == Approx(0.25));
+  CHECK(std::stod(f[9]) == Approx(0.25));  // sqrt((0² + 0.25² + 0.25²) / 2)
+  CHECK(std::stod(f[12]) == Approx(0.5));
+  f = csv_find(csv, {"parity", "parity", "m", "transformer", "", "ood_length_acc", ""});
+  REQUIRE(f.size() == 15);
+  CHECK(std::stod(f[8]) == Approx(0.375));
+  CHECK(std::stod(f[12]) == Approx(0.75));
+  f = csv_find(csv, {"parity", "parity", "n", "transformer", "", "ood_length_acc", ""});
+  REQUIRE(f.size() == 15);
+  CHECK(f[7] == "0");
+  CHECK(f[8] == "nan");
+  CHECK(csv_find(csv, {"parity", "parity", "m", "transformer", "", "seq_acc", "64"}).empty());
 }
 
 TEST_CASE("report --errors: 1 - token_acc per condition and length over seeds", "[report]") {
@@ -111,22 +111,22 @@ TEST_CASE("report --errors: 1 - token_acc per condition and length over seeds", 
   // min 0, median 0.1, max 0.3. (8, p1=0.9): errors 0.25, 0.05 (seed 2 has no row) → mean 0.15,
   // std sqrt((0.1² + 0.1²) / 1) = 0.1414. (8, id): errors 0, 0, 0.0005 → max 5e-4 in scientific form.
   const std::string md = format_error_report(groups, ReportFormat::markdown);
-  CHECK(has_line(md, "| parity | m |   | id | 16 | 3 | 0.1333 | 0.1528 | 0.0000 | 0.1000 | 0.3000 |"));
-  CHECK(has_line(md, "| parity | m |   | p1=0.9 | 8 | 2 | 0.1500 | 0.1414 | 0.0500 | 0.1500 | 0.2500 |"));
-  CHECK(has_line(md, "| parity | m |   | id | 8 | 3 | 1.67e-04 | 2.89e-04 | 0.0000 | 0.0000 | 5.00e-04 |"));
+  CHECK(has_line(md, "| parity | m | transformer |   | id | 16 | 3 | 0.1333 | 0.1528 | 0.0000 | 0.1000 | 0.3000 |"));
+  CHECK(has_line(md, "| parity | m | transformer |   | p1=0.9 | 8 | 2 | 0.1500 | 0.1414 | 0.0500 | 0.1500 | 0.2500 |"));
+  CHECK(has_line(md, "| parity | m | transformer |   | id | 8 | 3 | 1.67e-04 | 2.89e-04 | 0.0000 | 0.0000 | 5.00e-04 |"));
 
   const std::string csv = format_error_report(groups, ReportFormat::csv);
-  CHECK(lines_of(csv).front() == "task,entry,model,grid,condition,length,n,mean,std,min,median,max,ci_lo,ci_hi");
-  auto f = csv_find(csv, {"parity", "parity", "m", "", "id", "16"});
-  REQUIRE(f.size() == 14);
-  CHECK(std::stod(f[7]) == Approx(0.4 / 3));
-  CHECK(std::stod(f[8]) == Approx(std::sqrt((std::pow(0.1 - 0.4 / 3, 2) + std::pow(0.3 - 0.4 / 3, 2) +
+  CHECK(lines_of(csv).front() == "task,entry,model,arch,grid,condition,length,n,mean,std,min,median,max,ci_lo,ci_hi");
+  auto f = csv_find(csv, {"parity", "parity", "m", "transformer", "", "id", "16"});
+  REQUIRE(f.size() == 15);
+  CHECK(std::stod(f[8]) == Approx(0.4 / 3));
+  CHECK(std::stod(f[9]) == Approx(std::sqrt((std::pow(0.1 - 0.4 / 3, 2) + std::pow(0.3 - 0.4 / 3, 2) +
                                              std::pow(0.4 / 3, 2)) / 2)));
-  f = csv_find(csv, {"parity", "parity", "m", "", "p1=0.9", "8"});
-  REQUIRE(f.size() == 14);
-  CHECK(f[6] == "2");
-  CHECK(std::stod(f[7]) == Approx(0.15));
-  CHECK(std::stod(f[11]) == Approx(0.25));
+  f = csv_find(csv, {"parity", "parity", "m", "transformer", "", "p1=0.9", "8"});
+  REQUIRE(f.size() == 15);
+  CHECK(f[7] == "2");
+  CHECK(std::stod(f[8]) == Approx(0.15));
+  CHECK(std::stod(f[12]) == Approx(0.25));
 }
 
 TEST_CASE("report takes one of --diagnostics, --lengths, --errors", "[report][cli]") {

@@ -77,7 +77,7 @@ std::vector<std::string> csv_line(const std::string& csv, const std::string& mod
     std::string x;
     while (std::getline(ss, x, ',')) f.push_back(x);
     if (line.back() == ',') f.push_back("");
-    if (f.size() == 19 && f[2] == model && f[9] == metric) return f;
+    if (f.size() == 20 && f[2] == model && f[10] == metric) return f;
   }
   return {};
 }
@@ -319,21 +319,21 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   // csv: the same numbers, exactly enough for pandas
   const std::string csv = format_report(groups, ReportFormat::csv);
   CHECK(csv.substr(0, csv.find('\n')) ==
-        "task,entry,model,grid,runs,ok,diverged,failed,fitted,metric,n,mean,std,min,median,max,ci_lo,ci_hi,frac_target");
+        "task,entry,model,arch,grid,runs,ok,diverged,failed,fitted,metric,n,mean,std,min,median,max,ci_lo,ci_hi,frac_target");
   auto f = csv_line(csv, "b", "id_acc");
-  REQUIRE(f.size() == 19);
-  CHECK(f[4] == "3");
-  CHECK(f[8] == "0");  // no run of the group has `fitted` set
-  CHECK(f[10] == "3");
-  CHECK(std::stod(f[11]) == Approx(0.75));
-  CHECK(std::stod(f[12]) == Approx(0.25));
-  CHECK(std::stod(f[14]) == Approx(0.75));
-  CHECK(std::stod(f[16]) >= 0.5);  // the interval of the mean lies within [min, max]
-  CHECK(std::stod(f[17]) <= 1.0);
-  CHECK(std::stod(f[18]) == Approx(2.0 / 3.0));
+  REQUIRE(f.size() == 20);
+  CHECK(f[5] == "3");
+  CHECK(f[9] == "0");  // no run of the group has `fitted` set
+  CHECK(f[11] == "3");
+  CHECK(std::stod(f[12]) == Approx(0.75));
+  CHECK(std::stod(f[13]) == Approx(0.25));
+  CHECK(std::stod(f[15]) == Approx(0.75));
+  CHECK(std::stod(f[17]) >= 0.5);  // the interval of the mean lies within [min, max]
+  CHECK(std::stod(f[18]) <= 1.0);
+  CHECK(std::stod(f[19]) == Approx(2.0 / 3.0));
   f = csv_line(csv, "b", "steps_to_target");
-  REQUIRE(f.size() == 19);
-  CHECK(std::stod(f[11]) == Approx(300));
+  REQUIRE(f.size() == 20);
+  CHECK(std::stod(f[12]) == Approx(300));
   CHECK_THAT(csv, Catch::Contains(",\"seq_acc[length=16,condition=p1=0.9]\",2,0.5,"));
   CHECK_THAT(csv, Catch::Contains(",\"bits_per_byte[length=8,condition=id]\",1,1,nan,1,1,1,nan,nan,\n"));
 
@@ -348,7 +348,7 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   const Interval ci = bootstrap_mean_interval({1.0, 0.5, 0.75});  // the group's id_acc in run order
   char ci_text[64];
   std::snprintf(ci_text, sizeof ci_text, "CI [%.3f, %.3f] |", ci.lo, ci.hi);
-  CHECK_THAT(md, Catch::Contains("| parity | parity | b |   | 3 | 1 | 1 | 1 | 2/3 (0.67) | 0/3 | 0.750 ± 0.250 [0.500, 0.750, 1.000] " +
+  CHECK_THAT(md, Catch::Contains("| parity | parity | b | transformer |   | 3 | 1 | 1 | 1 | 2/3 (0.67) | 0/3 | 0.750 ± 0.250 [0.500, 0.750, 1.000] " +
                                  std::string(ci_text)));
 }
 

@@ -178,3 +178,56 @@ TEST_CASE("suite: --set overrides travel with the stored suite text", "[harness]
   }
   CHECK(b.text == a.text);
 }
+
+TEST_CASE("srbench sweep --dry-run: a bidirectional model on a next-token task is noted, once per pair",
+          "[harness][suite][cli]") {
+  // chomsky.md §7.3 / issue 17: `causal: false` with a task outside the tape layout is the user's
+  // choice (the runs are listed and the exit code is 0), but the dry run notes that such a model
+  // sees the answer; tape-layout tasks and causal models get no note.
+  srbench::test::TempDir dir;
+  srbench::test::write_file(dir.file("s.yaml"), R"(name: bidir
+seeds: [0, 1]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 64}
+  train: {steps: 10, batch: 4, lr: 0.002, length: [2, 6]}
+tasks:
+  - task: parity
+  - task: parity_check
+models:
+  - name: causal
+  - name: encoder
+    model: {causal: false, position: relative}
+)");
+  auto r = srbench::test::run_srbench({"sweep", dir.file("s.yaml"), "--dry-run", "--out", dir.file("o.h5")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("8 runs"));
+  const std::string note =
+      "note: model encoder is bidirectional (causal: false) and task entry parity (task parity) is not in the tape "
+      "layout: a bidirectional model sees the answer of next-token tasks";
+  CHECK_THAT(r.out, Catch::Contains(note));
+  const size_t first = r.out.find("note:");
+  CHECK(r.out.find("note:", first + 1) == std::string::npos);  // one note: one (entry, model) pair
+  CHECK_THAT(r.out, !Catch::Contains("task entry parity_check"));
+  CHECK_THAT(r.out, !Catch::Contains("model causal is bidirectional"));
+}
+
+TEST_CASE("suite: relative positions with spline-kernel attention are a config error at the model's line",
+          "[harness][suite]") {
+  const std::string text = R"(tasks:
+  - task: parity_check
+    train: {length: [2, 6], steps: 5}
+models:
+  - name: encoder
+    model: {causal: false, position: relative, attention: spline-kernel, max_len: 64}
+)";
+  const std::string msg = error_of(text);
+  INFO(msg);
+  CHECK_THAT(msg, Catch::StartsWith("s.yaml:6:") && Catch::Contains("models[0].model.position") &&
+                      Catch::Contains("relative is not defined for model.attention: spline-kernel"));
+  srbench::test::TempDir dir;
+  srbench::test::write_file(dir.file("s.yaml"), text);
+  const auto r = srbench::test::run_srbench({"sweep", dir.file("s.yaml"), "--dry-run"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("s.yaml:6:") && Catch::Contains("relative is not defined"));
+}

@@ -175,7 +175,7 @@ def check_report_csv(f, df, srbench, path):
     if not check(r.returncode == 0, f"report --format csv exit {r.returncode}: {r.stderr}"):
         return
     rep = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
-    check(list(rep.columns) == ["task", "entry", "model", "grid", "runs", "ok", "diverged", "failed", "fitted", "metric",
+    check(list(rep.columns) == ["task", "entry", "model", "arch", "grid", "runs", "ok", "diverged", "failed", "fitted", "metric",
                                 "n", "mean", "std", "min", "median", "max", "ci_lo", "ci_hi", "frac_target"],
           f"csv columns {list(rep.columns)}")
     keys = list(dict.fromkeys(zip(df["entry"], df["model"], df["grid"])))  # first appearance
@@ -237,7 +237,7 @@ def check_report_table(df, srbench, path):
     want = f"{mean:.3f}±{std:.3f} [{mn:.3f}, {med:.3f}, {mx:.3f}]"
     check(want in r.stdout, f"table shows the first group's id_acc as {want}")
     md = run([srbench, "report", path, "--format", "markdown"])
-    check(md.returncode == 0 and "| task | entry | model | grid | runs |" in md.stdout, "markdown table header")
+    check(md.returncode == 0 and "| task | entry | model | arch | grid | runs |" in md.stdout, "markdown table header")
 
 
 def check_usage_errors(srbench, tmp, run_file):

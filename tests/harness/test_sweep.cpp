@@ -327,32 +327,7 @@ TEST_CASE("sweep: results are identical with 1 and 2 threads per run, the backwa
 
 TEST_CASE("eval: a run saved with save_checkpoint reproduces its evaluation rows", "[harness][sweep][eval]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("s.yaml"), R"(name: ev
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 64}
-  train: {steps: 100, batch: 16, eval_every: 50, lr: 0.003, save_checkpoint: true}
-  eval: {examples: 64, val_examples: 32}
-tasks:
-  - task: flipflop
-    train: {length: [1, 8]}
-    eval: {lengths: [8, 16], shifts: [{p_write: 0.1}]}
-)");
-  REQUIRE(run_srbench({"sweep", dir.file("s.yaml"), "--out", dir.file("r/ev.h5")}).exit_code == 0);
-  const auto suite = read_suite_file(dir.file("r/ev.h5"));
-  REQUIRE(suite.runs.size() == 1);
-  const RunResult& run = suite.runs[0];
-  const std::string run_file = dir.file("r/ev/runs/" + run.run_id + ".h5");
-  const auto e = run_srbench({"eval", "--checkpoint", run_file, "--task", "flipflop", "--lengths", "8,16", "--shift",
-                              "p_write=0.1", "--examples", "64"});
-  INFO(e.out << e.err);
-  REQUIRE(e.exit_code == 0);
-  // One printed line per row of the run's own evaluation, with the same numbers (4 decimals).
-  for (const auto& row : run.eval) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%-8lld %-20s %10.4f %10.4f %10.4f", static_cast<long long>(row.length),
-                  run.conditions[row.condition].c_str(), row.loss, row.token_acc, row.seq_acc);
-    CHECK_THAT(e.out, Catch::Contains(line));
-  }
+  const std::string run_file = srbench::test::check_eval_reproduces_run(dir, "{layers: 1, d_model: 16, heads: 2, max_len: 64}");
   // errors: a task whose vocabulary does not match, a length beyond max_len
   auto bad = run_srbench({"eval", "--checkpoint", run_file, "--task", "parity", "--lengths", "8"});
   CHECK(bad.exit_code == 2);

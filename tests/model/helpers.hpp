@@ -2,6 +2,8 @@
 // an independent plain-loop reference forward pass written from model.md.
 #pragma once
 
+#include <omp.h>
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "model/optim.hpp"
 
 namespace srbench::test {
 
@@ -29,13 +32,15 @@ inline model::ModelConfig tiny_config(model::Position pos, model::Norm norm, mod
 struct Batch {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets;
+  std::vector<int32_t> lengths;  // (B) each row's own length, or empty: every row T long
+  model::RowLengths rows() const { return {lengths.empty() ? nullptr : lengths.data(), nullptr}; }
 };
 
 // Random tokens and targets; about a quarter of the targets are -1 (not scored), and so is the
 // whole first position of every example.
 inline Batch random_batch(int B, int T, int V, uint64_t seed) {
   std::mt19937_64 gen(seed);
-  Batch b{B, T, {}, {}};
+  Batch b{B, T, {}, {}, {}};
   for (int i = 0; i < B * T; ++i) {
     b.tokens.push_back(static_cast<int32_t>(gen() % V));
     const bool scored = (i % T) != 0 && gen() % 4 != 0;
@@ -56,6 +61,79 @@ void randomize(model::BasicModel<S>& m, uint64_t seed, double sd = 0.5) {
   }
 }
 
+inline double gelu_exact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+// A smooth random curve on the keypoints of `sc`: base(x) + Σ_m a_m·sin(ω_m·x + c_m), so that
+// the slopes change smoothly from one segment to the next (model.md's advice for comparisons).
+template <typename F>
+std::vector<double> smooth_values(const model::SplineConfig& sc, uint64_t seed, F base, double amplitude) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> w(0.5, 2.0), c(0.0, 6.28), a(-amplitude, amplitude);
+  double am[3], om[3], cm[3];
+  for (int m = 0; m < 3; ++m) am[m] = a(gen), om[m] = w(gen), cm[m] = c(gen);
+  std::vector<double> v;
+  for (int k = 0; k < sc.keypoints; ++k) {
+    const double x = -sc.range + k * sc.step();
+    double y = base(x);
+    for (int m = 0; m < 3; ++m) y += am[m] * std::sin(om[m] * x + cm[m]);
+    v.push_back(y);
+  }
+  return v;
+}
+
+// Sets every spline of `m` to smooth random values: the MLP's around gelu, the attention's
+// positive (≥ 0.3: the |·|-normalised attentions are ill-conditioned where Σ|φ| nears 0) or, with
+// mixed_sign, crossing zero.
+template <typename S>
+void randomize_splines(model::BasicModel<S>& m, uint64_t seed, bool mixed_sign = false) {
+  for (const auto& p : m.layout().tensors()) {
+    if (p.spline == model::SplineSite::None) continue;
+    std::vector<double> v;
+    if (p.spline == model::SplineSite::Mlp)
+      v = smooth_values(m.config().mlp_spline, seed + p.offset, gelu_exact, 0.3);
+    else if (mixed_sign)
+      v = smooth_values(m.config().attn_spline, seed + p.offset, [](double x) { return 0.3 + 0.8 * std::sin(x); }, 0.1);
+    else
+      v = smooth_values(m.config().attn_spline, seed + p.offset, [](double x) { return 1.2 + 0.5 * std::tanh(x); },
+                        0.15);
+    for (size_t i = 0; i < p.size; ++i) m.params()[p.offset + i] = static_cast<S>(v[i]);
+  }
+}
+
+// A batch of rows of different lengths (right-padded to T): row b is lengths[b] long, its
+// padding positions hold random tokens and targets -1 (not scored).
+inline Batch mixed_length_batch(const std::vector<int32_t>& lengths, int T, int V, uint64_t seed) {
+  Batch b = random_batch(static_cast<int>(lengths.size()), T, V, seed);
+  b.lengths = lengths;
+  for (int r = 0; r < b.B; ++r)
+    for (int t = lengths[static_cast<size_t>(r)]; t < T; ++t) b.targets[static_cast<size_t>(r) * T + t] = model::kNotScored;
+  return b;
+}
+
+// Losses of `steps` AdamW steps (init seed 7, warm-up 3, lr 3e-3) on the batches make_batch(s),
+// and the final parameters, with `threads` OpenMP threads.
+template <typename MakeBatch>
+std::pair<std::vector<float>, std::vector<float>> train_with_threads(const model::ModelConfig& cfg, int threads,
+                                                                     int steps, MakeBatch make_batch) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  model::Model m(cfg);
+  m.init(7);
+  model::AdamW opt(m.layout());
+  model::TrainSettings st;
+  st.steps = steps;
+  st.warmup = 3;
+  st.lr = 3e-3;
+  std::vector<float> losses;
+  for (int s = 0; s < steps; ++s) {
+    const Batch b = make_batch(s);
+    losses.push_back(static_cast<float>(
+        model::train_step(m, opt, b.tokens.data(), b.targets.data(), b.B, b.T, s, st, b.rows()).loss));
+  }
+  omp_set_num_threads(saved);
+  return {losses, std::vector<float>(m.params(), m.params() + m.num_params())};
+}
+
 // The central difference of the loss in parameter i (flat index) with probe h: the parameter is
 // restored afterwards. plus, minus: the losses at x ± h (for one-sided differences).
 struct Probe {
@@ -67,15 +145,17 @@ Probe probe(model::BasicModel<S>& m, const Batch& batch, size_t i, double h) {
   const S x0 = x;
   Probe p;
   x = x0 + h;
-  p.plus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
+  p.plus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, batch.rows());
   x = x0 - h;
-  p.minus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T);
+  p.minus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, batch.rows());
   x = x0;
   p.fd = (p.plus - p.minus) / (2 * h);
   return p;
 }
 
 // ---- a plain reference forward pass (double, loops only), straight from model.md ----
+// (and chomsky.md §7.3 for `causal: false`: each query reads every key of its own example,
+// j < the row's length, and ALiBi's term is symmetric; and for `relative` positions)
 struct Reference {
   std::vector<double> logits;  // (B,T,V)
   double loss = 0;
@@ -177,22 +257,41 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
                 x1 = a0 * std::sin(ang) + a1 * std::cos(ang);
               }
       }
+      // relative (chomsky.md §7.3): p_r = W_R·R_r, R_r = [sin(r ω_k) | cos(r ω_k)], ω_k = 10000^(−2k/d)
+      std::vector<double> rel_u, rel_v, rel_w;
+      if (c.position == Position::Relative)
+        rel_u = P(pre + "attn.rel.u"), rel_v = P(pre + "attn.rel.v"), rel_w = P(pre + "attn.rel.proj.weight");
+      auto rel_p = [&](int r, int f) {  // feature f of W_R·R_r
+        double s = 0;
+        for (int g = 0; g < d; ++g) {
+          const double w = std::pow(10000.0, -2.0 * (g % (d / 2)) / d);
+          s += rel_w[static_cast<size_t>(f) * d + g] * (g < d / 2 ? std::sin(r * w) : std::cos(r * w));
+        }
+        return s;
+      };
       std::vector<std::vector<double>> y(T, std::vector<double>(d, 0.0));
+      const int length = batch.lengths.empty() ? T : batch.lengths[static_cast<size_t>(b)];
       for (int hh = 0; hh < H; ++hh) {
         const double slope = std::pow(2.0, -8.0 * (hh + 1) / H);
         for (int i = 0; i < T; ++i) {
-          std::vector<double> s(i + 1);
+          const int end = c.causal ? i + 1 : length;  // keys j < end
+          std::vector<double> s(end);
           double mx = -1e300;
-          for (int j = 0; j <= i; ++j) {
+          for (int j = 0; j < end; ++j) {
             double dot = 0;
             for (int e = 0; e < hs; ++e) dot += q[i][hh * hs + e] * k[j][hh * hs + e];
+            if (c.position == Position::Relative)
+              for (int e = 0; e < hs; ++e)
+                dot += rel_u[hh * hs + e] * k[j][hh * hs + e] +
+                       (q[i][hh * hs + e] + rel_v[hh * hs + e]) * rel_p(i - j, hh * hs + e);
             s[j] = dot / std::sqrt(static_cast<double>(hs));
-            if (c.position == Position::Alibi) s[j] -= slope * (i - j);
+            if (c.position == Position::Alibi)
+              s[j] += c.causal ? -slope * (i - j) : slope * (-std::abs(i - j) + (j < i ? 0.5 : 0.0));
             mx = std::max(mx, s[j]);
           }
           double z = 0;
-          for (int j = 0; j <= i; ++j) z += std::exp(s[j] - mx);
-          for (int j = 0; j <= i; ++j)
+          for (int j = 0; j < end; ++j) z += std::exp(s[j] - mx);
+          for (int j = 0; j < end; ++j)
             for (int e = 0; e < hs; ++e) y[i][hh * hs + e] += std::exp(s[j] - mx) / z * v[j][hh * hs + e];
         }
       }

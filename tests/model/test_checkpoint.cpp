@@ -47,8 +47,8 @@ void fill_awkward(Model& m, uint32_t seed) {
   for (size_t k = 0; k < std::size(special); ++k) p[(k * 97) % m.num_params()] = special[k];
 }
 
-// model.md, "Checkpoint (HDF5) — names are exact", written out from the page for a model without
-// splines or LIMe: every dataset under /model/params and its shape. RMSNorm (y = w·x/√(mean(x²)+ε))
+// model.md, "Checkpoint (HDF5) — names are exact" (and chomsky.md §7.3 for `relative`), written
+// out from the pages for a model without splines or LIMe: every dataset under /model/params and its shape. RMSNorm (y = w·x/√(mean(x²)+ε))
 // has a weight only, LayerNorm a weight and a bias.
 std::map<std::string, std::vector<int64_t>> model_md_params(const ModelConfig& c) {
   const int64_t V = c.vocab, d = c.d_model, md = static_cast<int64_t>(c.mlp_ratio) * c.d_model;
@@ -65,6 +65,12 @@ std::map<std::string, std::vector<int64_t>> model_md_params(const ModelConfig& c
     for (const char* x : {"q", "k", "v", "o"}) {
       want[block + "attn." + x + ".weight"] = {d, d};
       want[block + "attn." + x + ".bias"] = {d};
+    }
+    if (c.position == Position::Relative) {  // chomsky.md §7.3: u, v [H,d_h], W_R [d,d] without bias
+      const int64_t H = c.heads, dh = d / c.heads;
+      want[block + "attn.rel.u"] = {H, dh};
+      want[block + "attn.rel.v"] = {H, dh};
+      want[block + "attn.rel.proj.weight"] = {d, d};
     }
     want[block + "mlp.fc.weight"] = {md, d};
     want[block + "mlp.fc.bias"] = {md};
@@ -116,7 +122,8 @@ void write_batch(const std::string& path, const std::vector<int32_t>& tokens, st
 TEST_CASE("checkpoint: round trip is identical bit for bit for every position and norm") {
   TempDir dir;
   uint32_t seed = 1;
-  for (Position pos : {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None})
+  for (Position pos : {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
+                       Position::Relative})
     for (Norm norm : {Norm::Layer, Norm::Rms}) {
       const ModelConfig cfg = tiny(pos, norm);
       INFO("position " << to_string(pos) << ", norm " << to_string(norm));

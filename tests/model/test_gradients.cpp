@@ -16,7 +16,7 @@ using srbench::test::Batch;
 namespace {
 
 const std::vector<Position> kPositions = {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi,
-                                          Position::None};
+                                          Position::None, Position::Relative};
 const std::vector<Norm> kNorms = {Norm::Layer, Norm::Rms};
 const std::vector<Activation> kActivations = {Activation::Gelu, Activation::Relu};
 
@@ -93,7 +93,7 @@ TEST_CASE("model: gradients flow into the embedding input: token rows used, unto
   const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
   BasicModel<double> m(cfg);
   srbench::test::randomize(m, 5);
-  Batch batch{2, 3, {1, 2, 1, 2, 1, 2}, {2, 1, -1, 1, -1, 0}};
+  Batch batch{2, 3, {1, 2, 1, 2, 1, 2}, {2, 1, -1, 1, -1, 0}, {}};
   m.zero_grads();
   m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true);
   const auto g = m.grad("tok_emb");

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "tests/model/kernel_test_util.hpp"
 
@@ -49,57 +50,67 @@ TEST_CASE("kernels: matmul forward and backward equal plain loops") {
 }
 
 TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
-  const int B = 2, T = 37, H = 3, hs = 8, C = H * hs;
-  for (bool alibi : {false, true}) {
-    INFO("alibi " << alibi);
-    const auto qkv = random_vec(static_cast<size_t>(B) * T * 3 * C, 5), dout = random_vec(static_cast<size_t>(B) * T * C, 6);
-    const std::vector<float> slopes = {0.5f, 0.25f, 0.125f};
-    const float* sl = alibi ? slopes.data() : nullptr;
-    std::vector<float> out(static_cast<size_t>(B) * T * C), att(static_cast<size_t>(B) * H * T * T, 9.0f),
-        dqkv(qkv.size(), 9.0f), scratch(static_cast<size_t>(T) * T * omp_get_max_threads());
-    attention_forward(out.data(), att.data(), qkv.data(), sl, B, T, C, H);
-    attention_backward(dqkv.data(), scratch.data(), dout.data(), qkv.data(), att.data(), B, T, C, H);
-    std::vector<double> ref_out(out.size(), 0.0), ref_att(att.size(), 0.0), ref_dqkv(dqkv.size(), 0.0);
-    auto Q = [&](int b, int t, int part, int d) -> size_t { return (size_t(b) * T + t) * 3 * C + part * C + d; };
-    const double scale = 1.0 / std::sqrt(double(hs));
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h) {
-        for (int i = 0; i < T; ++i) {
-          std::vector<double> s(i + 1), p(i + 1), dp(i + 1);
-          double mx = -1e300, z = 0;
-          for (int j = 0; j <= i; ++j) {
-            double dot = 0;
-            for (int d = 0; d < hs; ++d) dot += double(qkv[Q(b, i, 0, h * hs + d)]) * qkv[Q(b, j, 1, h * hs + d)];
-            s[j] = dot * scale - (alibi ? slopes[h] * double(i - j) : 0.0);
-            mx = std::max(mx, s[j]);
-          }
-          for (int j = 0; j <= i; ++j) z += std::exp(s[j] - mx);
-          for (int j = 0; j <= i; ++j) p[j] = std::exp(s[j] - mx) / z;
-          for (int j = 0; j <= i; ++j) ref_att[((size_t(b) * H + h) * T + i) * T + j] = p[j];
-          const float* g = &dout[(size_t(b) * T + i) * C + h * hs];
-          double pdp = 0;
-          for (int j = 0; j <= i; ++j) {
-            for (int d = 0; d < hs; ++d) {
-              const double vj = qkv[Q(b, j, 2, h * hs + d)];
-              ref_out[(size_t(b) * T + i) * C + h * hs + d] += p[j] * vj;
-              dp[j] += g[d] * vj;
-              ref_dqkv[Q(b, j, 2, h * hs + d)] += p[j] * g[d];
+  // Causal, and bidirectional over each example's own keys (lengths 37, 20 and 1: the rest of a
+  // row is padding, masked), each with and without ALiBi (causal −s_h·(i−j); bidirectional
+  // symmetric, s_h·(−|i−j| + ½·[j < i])).
+  const int B = 3, T = 37, H = 3, hs = 8, C = H * hs;
+  const std::vector<int32_t> lengths = {37, 20, 1};
+  for (bool causal : {true, false})
+    for (bool alibi : {false, true}) {
+      INFO("causal " << causal << ", alibi " << alibi);
+      const auto qkv = random_vec(static_cast<size_t>(B) * T * 3 * C, 5),
+                 dout = random_vec(static_cast<size_t>(B) * T * C, 6);
+      const std::vector<float> slopes = {0.5f, 0.25f, 0.125f};
+      const AttentionKeys keys{causal, causal ? nullptr : lengths.data()};
+      const ScoreTerms<float> terms{alibi ? slopes.data() : nullptr};
+      std::vector<float> out(static_cast<size_t>(B) * T * C), att(static_cast<size_t>(B) * H * T * T, 9.0f),
+          dqkv(qkv.size(), 9.0f), scratch(static_cast<size_t>(T) * T * omp_get_max_threads());
+      attention_forward(out.data(), att.data(), qkv.data(), keys, terms, B, T, C, H);
+      attention_backward(dqkv.data(), RelativeGrads<float>{}, scratch.data(), dout.data(), qkv.data(), att.data(), keys,
+                         terms, B, T, C, H);
+      std::vector<double> ref_out(out.size(), 0.0), ref_att(att.size(), 0.0), ref_dqkv(dqkv.size(), 0.0);
+      auto Q = [&](int b, int t, int part, int d) -> size_t { return (size_t(b) * T + t) * 3 * C + part * C + d; };
+      const double scale = 1.0 / std::sqrt(double(hs));
+      for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+          for (int i = 0; i < T; ++i) {
+            const int end = causal ? i + 1 : lengths[b];  // keys j < end
+            std::vector<double> s(end), p(end), dp(end);
+            double mx = -1e300, z = 0;
+            for (int j = 0; j < end; ++j) {
+              double dot = 0;
+              for (int d = 0; d < hs; ++d) dot += double(qkv[Q(b, i, 0, h * hs + d)]) * qkv[Q(b, j, 1, h * hs + d)];
+              const double bias = causal ? -double(i - j) : -std::abs(double(i - j)) + (j < i ? 0.5 : 0.0);
+              s[j] = dot * scale + (alibi ? slopes[h] * bias : 0.0);
+              mx = std::max(mx, s[j]);
             }
-            pdp += p[j] * dp[j];
-          }
-          for (int j = 0; j <= i; ++j) {
-            const double dsj = p[j] * (dp[j] - pdp) * scale;
-            for (int d = 0; d < hs; ++d) {
-              ref_dqkv[Q(b, i, 0, h * hs + d)] += dsj * qkv[Q(b, j, 1, h * hs + d)];
-              ref_dqkv[Q(b, j, 1, h * hs + d)] += dsj * qkv[Q(b, i, 0, h * hs + d)];
+            for (int j = 0; j < end; ++j) z += std::exp(s[j] - mx);
+            for (int j = 0; j < end; ++j) p[j] = std::exp(s[j] - mx) / z;
+            for (int j = 0; j < end; ++j) ref_att[((size_t(b) * H + h) * T + i) * T + j] = p[j];
+            const float* g = &dout[(size_t(b) * T + i) * C + h * hs];
+            double pdp = 0;
+            for (int j = 0; j < end; ++j) {
+              for (int d = 0; d < hs; ++d) {
+                const double vj = qkv[Q(b, j, 2, h * hs + d)];
+                ref_out[(size_t(b) * T + i) * C + h * hs + d] += p[j] * vj;
+                dp[j] += g[d] * vj;
+                ref_dqkv[Q(b, j, 2, h * hs + d)] += p[j] * g[d];
+              }
+              pdp += p[j] * dp[j];
+            }
+            for (int j = 0; j < end; ++j) {
+              const double dsj = p[j] * (dp[j] - pdp) * scale;
+              for (int d = 0; d < hs; ++d) {
+                ref_dqkv[Q(b, i, 0, h * hs + d)] += dsj * qkv[Q(b, j, 1, h * hs + d)];
+                ref_dqkv[Q(b, j, 1, h * hs + d)] += dsj * qkv[Q(b, i, 0, h * hs + d)];
+              }
             }
           }
         }
-      }
-    CHECK(rel_err(out, ref_out) < 1e-5);
-    CHECK(rel_err(att, ref_att) < 1e-5);
-    CHECK(rel_err(dqkv, ref_dqkv) < 1e-5);
-  }
+      CHECK(rel_err(out, ref_out) < 1e-5);
+      CHECK(rel_err(att, ref_att) < 1e-5);  // zeros included: no weight past a row's keys
+      CHECK(rel_err(dqkv, ref_dqkv) < 1e-5);  // zeros included: padding keys and values get no gradient
+    }
 }
 
 TEST_CASE("kernels: LayerNorm and RMSNorm forward and backward equal plain loops") {

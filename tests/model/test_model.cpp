@@ -100,25 +100,12 @@ namespace {
 
 // Losses of `steps` training steps, and the final parameters, with `threads` OpenMP threads.
 std::pair<std::vector<float>, std::vector<float>> train(const ModelConfig& cfg, int threads, int steps) {
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
-  Model m(cfg);
-  m.init(7);
-  AdamW opt(m.layout());
-  TrainSettings st;
-  st.steps = steps;
-  st.warmup = 3;
-  st.lr = 3e-3;
-  std::vector<float> losses;
-  for (int s = 0; s < steps; ++s) {
+  return srbench::test::train_with_threads(cfg, threads, steps, [&](int s) {
     Batch b = srbench::test::random_batch(16, 20, cfg.vocab, 100 + s);
     for (size_t i = 0; i < b.tokens.size(); ++i)  // learnable: predict the current token
       if (b.targets[i] != kNotScored) b.targets[i] = b.tokens[i];
-    const StepResult r = train_step(m, opt, b.tokens.data(), b.targets.data(), b.B, b.T, s, st);
-    losses.push_back(static_cast<float>(r.loss));
-  }
-  omp_set_num_threads(saved);
-  return {losses, std::vector<float>(m.params(), m.params() + m.num_params())};
+    return b;
+  });
 }
 
 }  // namespace

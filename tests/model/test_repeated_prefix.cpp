@@ -1,4 +1,4 @@
-// A causal transformer whose positions are only relative (rope, alibi, none) computes the same
+// A causal transformer whose positions are only relative (rope, alibi, none, relative) computes the same
 // vector at every position of a leading run of identical tokens: each attention output is a
 // weighted mean of equal values, and the rest acts per position. So it gives `x x x ...` one
 // prediction at every position of the run, which caps its accuracy on tasks whose state changes
@@ -39,7 +39,8 @@ double spread_over_run(model::Position pos, int run) {
 
 TEST_CASE("relative positions: a leading run of one token gets one prediction at every position",
           "[model][positions]") {
-  for (const model::Position pos : {model::Position::Rope, model::Position::Alibi, model::Position::None}) {
+  for (const model::Position pos :
+       {model::Position::Rope, model::Position::Alibi, model::Position::None, model::Position::Relative}) {
     INFO("position " << static_cast<int>(pos));
     CHECK(spread_over_run(pos, 5) < 1e-12);
   }

@@ -15,6 +15,7 @@
 
 #include "helpers.hpp"
 #include "model/checkpoint.hpp"
+#include "model/attention.hpp"
 #include "model/layers.hpp"
 #include "model/model.hpp"
 #include "model/optim.hpp"
@@ -22,47 +23,11 @@
 
 using namespace srbench::model;
 using srbench::test::Batch;
+using srbench::test::gelu_exact;
+using srbench::test::randomize_splines;
+using srbench::test::smooth_values;
 
 namespace {
-
-double gelu_exact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
-
-// A smooth random curve on the keypoints of `sc`: base(x) + Σ_m a_m·sin(ω_m·x + c_m), so that
-// the slopes change smoothly from one segment to the next (model.md's advice for comparisons).
-template <typename F>
-std::vector<double> smooth_values(const SplineConfig& sc, uint64_t seed, F base, double amplitude) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> w(0.5, 2.0), c(0.0, 6.28), a(-amplitude, amplitude);
-  double am[3], om[3], cm[3];
-  for (int m = 0; m < 3; ++m) am[m] = a(gen), om[m] = w(gen), cm[m] = c(gen);
-  std::vector<double> v;
-  for (int k = 0; k < sc.keypoints; ++k) {
-    const double x = -sc.range + k * sc.step();
-    double y = base(x);
-    for (int m = 0; m < 3; ++m) y += am[m] * std::sin(om[m] * x + cm[m]);
-    v.push_back(y);
-  }
-  return v;
-}
-
-// Sets every spline of `m` to smooth random values: the MLP's around gelu, the attention's
-// positive (≥ 0.3: the |·|-normalised attentions are ill-conditioned where Σ|φ| nears 0) or, with
-// mixed_sign, crossing zero.
-template <typename S>
-void randomize_splines(BasicModel<S>& m, uint64_t seed, bool mixed_sign = false) {
-  for (const auto& p : m.layout().tensors()) {
-    if (p.spline == SplineSite::None) continue;
-    std::vector<double> v;
-    if (p.spline == SplineSite::Mlp)
-      v = smooth_values(m.config().mlp_spline, seed + p.offset, gelu_exact, 0.3);
-    else if (mixed_sign)
-      v = smooth_values(m.config().attn_spline, seed + p.offset, [](double x) { return 0.3 + 0.8 * std::sin(x); }, 0.1);
-    else
-      v = smooth_values(m.config().attn_spline, seed + p.offset, [](double x) { return 1.2 + 0.5 * std::tanh(x); },
-                        0.15);
-    for (size_t i = 0; i < p.size; ++i) m.params()[p.offset + i] = static_cast<S>(v[i]);
-  }
-}
 
 ModelConfig spline_config(Position pos, Activation act, Attention att, Extrapolate ex, SplineShare share) {
   ModelConfig c = srbench::test::tiny_config(pos, Norm::Layer, act);

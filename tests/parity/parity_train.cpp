@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   opts.add_options()
       ("help,h", "show this help")
       ("checkpoint", po::value(&checkpoint)->required(), "checkpoint to start from")
-      ("batch", po::value(&batch_path)->required(), "batch file (`tokens`, `targets`)")
+      ("batch", po::value(&batch_path)->required(), "batch file (`tokens`, `targets`, optional `lengths`)")
       ("out", po::value(&out)->required(), "checkpoint to write after the steps")
       ("steps-run", po::value(&run)->default_value(1), "K: steps to take (s = 0..K-1)")
       ("steps", po::value(&st.steps)->required(), "S: total steps of the schedule")
@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     const TokenBatch batch = read_token_batch(batch_path, model.config());
     AdamW opt(model.layout());
     for (int64_t s = 0; s < run; ++s) {
-      const StepResult r = train_step(model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, st);
+      const StepResult r = train_step(model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, st,
+                                      batch.rows());
       std::printf("step %lld loss %.17g grad_norm %.17g lr %.17g finite %d\n", static_cast<long long>(s), r.loss,
                   r.grad_norm, r.lr, r.finite ? 1 : 0);
       if (!r.finite) {

@@ -119,8 +119,47 @@ def sinusoidal_table(T, d):
     return pe
 
 
-def forward(cfg, params, tokens, targets):
-    """tokens, targets: int64 [B,T] (target −1 = not scored). Returns (logits [B,T,V], loss)."""
+def key_mask(cfg, B, T, lengths=None):
+    """Which keys each query reads, a bool tensor broadcasting to [B,H,T,T]: under `causal`
+    (model.md) keys j ≤ i; under `causal: false` (chomsky.md §7.3) every key of the query's own
+    example, j < lengths[b] (lengths int64 [B], or None: every example is T long)."""
+    if cfg.get("causal", True):
+        return torch.tril(torch.ones(T, T, dtype=torch.bool))
+    if lengths is None:
+        lengths = torch.full((B,), T, dtype=torch.int64)
+    return (torch.arange(T)[None, :] < lengths[:, None])[:, None, None, :]
+
+
+def alibi_bias(cfg, H, T):
+    """ALiBi's term of the scores [H,T,T], slope m_h = 2^(−8(h+1)/H): causal −m_h·(i−j) (model.md);
+    under `causal: false` symmetric, m_h·(−|i−j| + ½·[j < i]) (chomsky.md §7.3)."""
+    slopes = torch.tensor([2.0 ** (-8.0 * (hh + 1) / H) for hh in range(H)], dtype=torch.float64)
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    if cfg.get("causal", True):
+        term = -(i - j).to(torch.float64)
+    else:
+        term = -(i - j).abs().to(torch.float64) + 0.5 * (j < i).to(torch.float64)
+    return slopes[:, None, None] * term[None]
+
+
+def relative_scores(q, k, params, pre, d, H):
+    """Transformer-XL's scores (chomsky.md §7.3, `relative`), before the 1/√dh scaling, [B,H,T,T]:
+    (q_i + u_h)·k_j + (q_i + v_h)·(W_R R_{i−j})_h with r = i − j under both `causal` settings,
+    R_r = [sin(r ω_0) … sin(r ω_{d/2−1}), cos(r ω_0) … cos(r ω_{d/2−1})], ω_k = 10000^(−2k/d);
+    u, v [H,dh], W_R [d,d] (nn.Linear, no bias). q, k: [B,H,T,dh] (after LIMe mixing)."""
+    T, dh = q.shape[2], d // H
+    u = params[pre + ".attn.rel.u"][None, :, None, :]
+    v = params[pre + ".attn.rel.v"][None, :, None, :]
+    r = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)  # [T,T]: i − j
+    omega = 10000.0 ** (-2.0 * torch.arange(d // 2, dtype=torch.float64) / d)
+    R = torch.cat([torch.sin(r[..., None] * omega), torch.cos(r[..., None] * omega)], dim=-1)  # [T,T,d]
+    pos = (R @ params[pre + ".attn.rel.proj.weight"].T).view(T, T, H, dh)  # p_{i−j}, head slices
+    return (q + u) @ k.transpose(-1, -2) + torch.einsum("bhid,ijhd->bhij", q + v, pos)
+
+
+def forward(cfg, params, tokens, targets, lengths=None):
+    """tokens, targets: int64 [B,T] (target −1 = not scored); lengths: int64 [B], each example's
+    length (used under `causal: false`; None: T). Returns (logits [B,T,V], loss)."""
     B, T = tokens.shape
     d, H, L = cfg["d_model"], cfg["heads"], cfg["layers"]
     dh = d // H
@@ -133,7 +172,7 @@ def forward(cfg, params, tokens, targets):
         h = h + params["pos_emb"][:T]
     elif position == "sinusoidal":
         h = h + sinusoidal_table(T, d)
-    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    mask = key_mask(cfg, B, T, lengths)
     lime = cfg.get("lime", "none")
     if lime not in ("none", "static"):
         raise ValueError(f"lime {lime} is not in this reference")
@@ -153,26 +192,29 @@ def forward(cfg, params, tokens, targets):
         if position == "rope":
             q, k = _rope(q, T, dh), _rope(k, T, dh)
         if attention == "spline-kernel":
+            if position in ("alibi", "relative"):
+                raise ValueError(f"position {position} is not defined for spline-kernel attention")
             # K_ij = φ(q_i)·φ(k_j) per head (after RoPE, no 1/√dh); α = K / (Σ_{j'≤i}|K_ij'| + 1e-6)
             R, K, ex, _ = spline_settings(cfg, "attn_spline")
             theta = params[spline_param_name(cfg, "attn_spline", l)]
             kern = spline(q, theta, R, K, ex) @ spline(k, theta, R, K, ex).transpose(-1, -2)
-            kern = torch.where(causal, kern, torch.zeros_like(kern))
+            kern = torch.where(mask, kern, torch.zeros_like(kern))
             alpha = kern / (kern.abs().sum(-1, keepdim=True) + 1e-6)
         else:
-            s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
+            if position == "relative":
+                s = relative_scores(q, k, params, pre, d, H) / math.sqrt(dh)
+            else:
+                s = q @ k.transpose(-1, -2) / math.sqrt(dh)  # [B,H,T,T]
             if position == "alibi":
-                slopes = torch.tensor([2.0 ** (-8.0 * (hh + 1) / H) for hh in range(H)], dtype=torch.float64)
-                dist = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(torch.float64)
-                s = s - slopes[:, None, None] * dist[None]
+                s = s + alibi_bias(cfg, H, T)
             if attention == "softmax":
-                s = s.masked_fill(~causal, float("-inf"))
+                s = s.masked_fill(~mask, float("-inf"))
                 alpha = torch.softmax(s, dim=-1)
             elif attention == "spline-score":
                 # α_ij = φ(s_ij) / (Σ_{j'≤i}|φ(s_ij')| + 1e-6)
                 R, K, ex, _ = spline_settings(cfg, "attn_spline")
                 phi = spline(s, params[spline_param_name(cfg, "attn_spline", l)], R, K, ex)
-                phi = torch.where(causal, phi, torch.zeros_like(phi))
+                phi = torch.where(mask, phi, torch.zeros_like(phi))
                 alpha = phi / (phi.abs().sum(-1, keepdim=True) + 1e-6)
             else:
                 raise ValueError(f"attention {attention} is not in this reference")
@@ -196,10 +238,10 @@ def forward(cfg, params, tokens, targets):
     return logits, loss
 
 
-def forward_backward(cfg, params, tokens, targets):
+def forward_backward(cfg, params, tokens, targets, lengths=None):
     """Returns (logits, loss, {name: gradient}) in float64."""
     leaves = {n: p.clone().requires_grad_(True) for n, p in params.items()}
-    logits, loss = forward(cfg, leaves, tokens, targets)
+    logits, loss = forward(cfg, leaves, tokens, targets, lengths)
     loss.backward()
     return logits.detach(), loss.detach(), {n: p.grad.detach() for n, p in leaves.items()}
 

@@ -17,6 +17,12 @@ percentile ≤ 1e-4, maximum ≤ 5e-2). Splines take their own learning rate (--
 LIMe cases (`lime: static`, 3 layers, routers randomised so that every layer mixes every earlier
 one; one case from the identity init) add the routers blocks.{l}.attn.router, judged like any other
 tensor; they take their own learning rate (--router-lr) and no weight decay.
+Bidirectional cases (`causal: false`, chomsky.md §7.3) for every position scheme, the spline
+attentions and LIMe: the batch file holds each row's length (`lengths`: one row T long, the others
+shorter, one of length 1 where B = 3), padding targets are -1, padding keys are masked; logits are
+compared at the real positions only (chomsky.md: the outputs at padding are not compared).
+Relative positions (`relative`, chomsky.md §7.3: u, v, W_R per layer; u, v without weight decay)
+causal and bidirectional, with softmax, spline-score and LIMe.
 Prints the worst difference of every tensor; exits 1 on any failure.
 Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skips, without them.
 """
@@ -65,6 +71,27 @@ LIME_CASES = [
     ("learned", "layer", "relu", 2, ["lime=static", "layers=3", "lime_init=identity"]),
     ("rope", "layer", "gelu", 2, ["lime=static", "layers=3", "attention=spline-score"]),
 ]
+# Bidirectional cases (`causal: false`): (position, norm, activation, heads, --set settings).
+BIDIR_CASES = [
+    ("none", "layer", "gelu", 4, ["causal=false"]),
+    ("learned", "rms", "gelu", 2, ["causal=false"]),
+    ("sinusoidal", "layer", "relu", 4, ["causal=false"]),
+    ("rope", "rms", "gelu", 2, ["causal=false"]),
+    ("alibi", "layer", "gelu", 4, ["causal=false"]),
+    ("alibi", "rms", "relu", 2, ["causal=false", "attention=spline-score"]),
+    ("rope", "layer", "gelu", 4, ["causal=false", "attention=spline-kernel"]),
+    ("learned", "layer", "gelu", 2, ["causal=false", "lime=static", "layers=3"]),
+]
+# Relative positions (chomsky.md §7.3), causal and bidirectional: (position, norm, activation, heads,
+# --set settings). Last, so that the cases before them keep their random draws.
+RELATIVE_CASES = [
+    ("relative", "layer", "gelu", 2, []),
+    ("relative", "rms", "relu", 4, []),
+    ("relative", "rms", "gelu", 4, ["lime=static", "layers=3", "attention=spline-score"]),
+    ("relative", "layer", "gelu", 4, ["causal=false"]),
+    ("relative", "rms", "gelu", 2, ["causal=false", "attention=spline-score"]),
+    ("relative", "layer", "relu", 2, ["causal=false", "lime=static", "layers=3"]),
+]
 SPLINE_GRAD_MAX, SPLINE_PARAM_MAX = 5e-2, 5e-2
 TRAIN = dict(steps_run=5, warmup=2, steps=10, lr=1e-2, weight_decay=0.01, betas=(0.9, 0.98), eps=1e-9,
              spline_lr=3e-3, router_lr=2e-2)
@@ -100,6 +127,11 @@ def is_spline(name):
 
 def is_router(name):
     return name.endswith(".attn.router")
+
+
+def is_relative_bias(name):
+    """Transformer-XL's u and v ([H, dh]; chomsky.md §7.3: biases, no weight decay)."""
+    return name.endswith(".attn.rel.u") or name.endswith(".attn.rel.v")
 
 
 def check_router_init(cfg, params):
@@ -207,16 +239,29 @@ def randomise(path, rng):
     reference.save_params(path, new)
 
 
-def write_batch(path, rng, B, T):
+def write_batch(path, rng, B, T, mixed_lengths=False):
+    """Random tokens and targets; with mixed_lengths also each row's length (`lengths` [B]: the
+    first row T long, the last 1 (B = 3) or T/3 long, any other in between), past which the
+    targets are -1 (right padding). Returns tokens, targets (int64 tensors) and the lengths (or None)."""
     tokens = rng.integers(0, V, size=(B, T)).astype(np.int32)
     targets = rng.integers(0, V, size=(B, T)).astype(np.int32)
     targets[rng.random((B, T)) < 0.25] = -1  # padding scattered …
     targets[0, :3] = -1                       # … and a padded prefix
     targets[-1, -2:] = -1                     # … and a padded tail
+    lengths = None
+    if mixed_lengths:
+        lengths = np.array([T] + [int(rng.integers(2, T)) for _ in range(B - 2)] + [1 if B == 3 else T // 3],
+                           dtype=np.int32)
+        for b in range(B):
+            targets[b, lengths[b]:] = -1
+        targets[-1, : lengths[-1]] = rng.integers(0, V, size=lengths[-1])  # the short row is scored
     with h5py.File(path, "w") as f:
         f["tokens"] = tokens
         f["targets"] = targets
-    return torch.tensor(tokens, dtype=torch.int64), torch.tensor(targets, dtype=torch.int64)
+        if lengths is not None:
+            f["lengths"] = lengths
+    return (torch.tensor(tokens, dtype=torch.int64), torch.tensor(targets, dtype=torch.int64),
+            None if lengths is None else torch.tensor(lengths, dtype=torch.int64))
 
 
 def rel(ours, ref, floor=0.0):
@@ -234,16 +279,19 @@ def check_percentile(label, ours, ref, floor, tol, max_tol, column):
     check(f"{label} max", mx, max_tol, column=column + " max")
 
 
-def check_forward(args, ck, batch, tokens, targets, out, spline_case=False):
+def check_forward(args, ck, batch, tokens, targets, lengths, out, spline_case=False):
     run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out])
     cfg, _, params = reference.load_checkpoint(ck)
-    logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets)
+    logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets, lengths)
     gmax = max(float(g.abs().max()) for g in grads.values())
     with h5py.File(out, "r") as f:
         ours_logits = f["logits"][...]
         ours_loss = float(f["loss"][()])
         ours_grads = {n: f["grads"][n][...] for n in f["grads"]}
         assert f["logits"].dtype == np.float32 and f["loss"].shape == ()
+    if lengths is not None:  # the real positions only
+        real = (torch.arange(tokens.shape[1])[None, :] < lengths[:, None]).numpy()
+        ours_logits, logits = ours_logits[real], logits[torch.tensor(real)]
     check("logits", rel(ours_logits, logits), LOGITS_TOL, column="logits")
     check("loss", abs(ours_loss - float(loss)) / abs(float(loss)), LOSS_TOL,
           f"  ours {ours_loss:.7f} ref {float(loss):.7f}", column="loss")
@@ -276,7 +324,7 @@ def lr_factor(s):
     return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * (s - W) / (S - W)))
 
 
-def check_training(args, ck, batch, tokens, targets, ref_grads, gmax, workdir, spline_case=False):
+def check_training(args, ck, batch, tokens, targets, lengths, ref_grads, gmax, workdir, spline_case=False):
     # A clip well below the gradient norm, so that every step clips.
     norm0 = math.sqrt(sum(float((g * g).sum()) for g in ref_grads.values()))
     clip = 0.1 * norm0
@@ -290,8 +338,9 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, gmax, workdir, s
 
     cfg, _, params = reference.load_checkpoint(ck)
     leaves = {n: p.clone().requires_grad_(True) for n, p in params.items()}
-    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not is_router(n)]  # matrices and embeddings
-    no_decay = [p for n, p in leaves.items() if p.dim() < 2 and not is_spline(n)]  # biases, norm weights
+    # matrices and embeddings (W_R too); biases, norm weights and relative's u, v
+    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not is_router(n) and not is_relative_bias(n)]
+    no_decay = [p for n, p in leaves.items() if (p.dim() < 2 and not is_spline(n)) or is_relative_bias(n)]
     splines = [p for n, p in leaves.items() if is_spline(n)]  # their own lr, no decay
     routers = [p for n, p in leaves.items() if is_router(n)]  # likewise
     groups = [{"params": decay, "weight_decay": TRAIN["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
@@ -303,7 +352,7 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, gmax, workdir, s
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     for s in range(TRAIN["steps_run"]):
         opt.zero_grad()
-        _, loss = reference.forward(cfg, leaves, tokens, targets)
+        _, loss = reference.forward(cfg, leaves, tokens, targets, lengths)
         loss.backward()
         norm = float(torch.nn.utils.clip_grad_norm_(list(leaves.values()), clip))
         lr = opt.param_groups[0]["lr"]
@@ -347,7 +396,7 @@ def main():
     args = ap.parse_args()
     torch.set_default_dtype(torch.float64)
     rng = np.random.default_rng(20261130)
-    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES + LIME_CASES
+    cases = [(p, n, a, h, []) for (p, n, a, h) in CASES] + SPLINE_CASES + LIME_CASES + BIDIR_CASES + RELATIVE_CASES
     with tempfile.TemporaryDirectory(prefix="srbench-parity-") as tmp:
         for i, (position, norm, act, heads, extra) in enumerate(cases):
             spline_case = act == "spline" or any(e.startswith("attention=spline") for e in extra)
@@ -361,6 +410,9 @@ def main():
                 label += "/linear"
             if "lime=static" in extra:
                 label += "/lime" + ("-identity" if "lime_init=identity" in extra else "")
+            bidirectional = "causal=false" in extra
+            if bidirectional:
+                label += "/bidirectional"
             if args.only and args.only not in label:
                 continue
             current[0] = label
@@ -375,10 +427,10 @@ def main():
                 [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
             check_init(ck)
             randomise(ck, rng)
-            tokens, targets = write_batch(batch, rng, B, T)
+            tokens, targets, lengths = write_batch(batch, rng, B, T, mixed_lengths=bidirectional)
             try:
-                gmax, ref_grads = check_forward(args, ck, batch, tokens, targets, out, spline_case)
-                check_training(args, ck, batch, tokens, targets, ref_grads, gmax, tmp, spline_case)
+                gmax, ref_grads = check_forward(args, ck, batch, tokens, targets, lengths, out, spline_case)
+                check_training(args, ck, batch, tokens, targets, lengths, ref_grads, gmax, tmp, spline_case)
             except RuntimeError as e:
                 failures.append(label)
                 print(f"    FAIL {label}: {e}")

@@ -12,6 +12,7 @@
 
 #include "model/model.hpp"
 #include "model/optim.hpp"
+#include "model/recurrent_workspace.hpp"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -23,34 +24,38 @@ void* __libc_memalign(size_t, size_t);
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
-inline void note() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+std::atomic<long> g_bytes{0};  // bytes asked for while counting
+inline void note(size_t bytes) {
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_bytes.fetch_add(static_cast<long>(bytes), std::memory_order_relaxed);
+  }
 }
 }  // namespace
 
 extern "C" {
 void* malloc(size_t n) {
-  note();
+  note(n);
   return __libc_malloc(n);
 }
 void* calloc(size_t n, size_t s) {
-  note();
+  note(n * s);
   return __libc_calloc(n, s);
 }
 void* realloc(void* p, size_t n) {
-  note();
+  note(n);
   return __libc_realloc(p, n);
 }
 void* memalign(size_t a, size_t n) {
-  note();
+  note(n);
   return __libc_memalign(a, n);
 }
 void* aligned_alloc(size_t a, size_t n) {
-  note();
+  note(n);
   return __libc_memalign(a, n);
 }
 int posix_memalign(void** out, size_t a, size_t n) {
-  note();
+  note(n);
   void* p = __libc_memalign(a, n);
   if (!p) return ENOMEM;
   *out = p;
@@ -62,8 +67,9 @@ namespace {
 
 using namespace srbench::model;
 
-// Allocations counted during steps 2 and 3 (step 1 may size the workspace).
-long allocations_after_first_step(const ModelConfig& cfg, int threads) {
+// Allocations counted during steps 2 and 3 (step 1 may size the workspace); with mixed_lengths
+// the rows have lengths 1 … 32 (read by a bidirectional model).
+long allocations_after_first_step(const ModelConfig& cfg, int threads, bool mixed_lengths = false) {
   omp_set_num_threads(threads);
   Model m(cfg);
   m.init(3);
@@ -72,15 +78,18 @@ long allocations_after_first_step(const ModelConfig& cfg, int threads) {
   st.steps = 10;
   st.warmup = 1;
   const int B = 32, T = 32, n = B * T;
-  std::vector<int32_t> tokens(n), targets(n);
+  std::vector<int32_t> tokens(n), targets(n), lengths(B, T);
   for (int i = 0; i < n; ++i) {
     tokens[i] = (i * 7 + 3) % cfg.vocab;
     targets[i] = i % T == 0 ? kNotScored : tokens[i - 1];
   }
-  train_step(m, opt, tokens.data(), targets.data(), B, T, 0, st);
+  if (mixed_lengths)
+    for (int b = 0; b < B; ++b) lengths[b] = 1 + b % T;
+  const RowLengths rows{mixed_lengths ? lengths.data() : nullptr, nullptr};
+  train_step(m, opt, tokens.data(), targets.data(), B, T, 0, st, rows);
   g_allocations = 0;
   g_counting = true;
-  for (int s = 1; s < 3; ++s) train_step(m, opt, tokens.data(), targets.data(), B, T, s, st);
+  for (int s = 1; s < 3; ++s) train_step(m, opt, tokens.data(), targets.data(), B, T, s, st, rows);
   g_counting = false;
   return g_allocations.load();
 }
@@ -128,6 +137,7 @@ TEST_CASE("no allocation in training steps after the first: splines, every atten
       {"spline-kernel, rope, rms", Attention::SplineKernel, Activation::Spline, Position::Rope, Norm::Rms},
       {"softmax, relu, sinusoidal", Attention::Softmax, Activation::Relu, Position::Sinusoidal, Norm::Layer},
       {"spline-score, none", Attention::SplineScore, Activation::Gelu, Position::None, Norm::Rms},
+      {"softmax, relative", Attention::Softmax, Activation::Gelu, Position::Relative, Norm::Layer},
   };
   for (const Variant& v : variants) {
     ModelConfig c = config_s();
@@ -138,6 +148,78 @@ TEST_CASE("no allocation in training steps after the first: splines, every atten
     for (int threads : {1, 2}) {
       INFO(v.name << ", threads " << threads);
       CHECK(allocations_after_first_step(c, threads) == 0);
+    }
+  }
+}
+
+// ---- recurrent.md: no allocation in a step, and the workspace estimate is what reserve allocates
+
+namespace {
+
+ModelConfig recurrent_config(Arch arch) {
+  ModelConfig c = config_s();
+  c.arch = arch;
+  c.stack_size = 6, c.stack_cell_size = 4;
+  c.tape_size = 8, c.tape_cell_size = 4, c.tape_mlp = 16;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("no allocation in training steps after the first: every recurrent arch") {
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
+    for (int threads : {1, 2}) {
+      INFO(to_string(arch) << ", threads " << threads);
+      CHECK(allocations_after_first_step(recurrent_config(arch), threads) == 0);
+    }
+}
+
+TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits") {
+  omp_set_num_threads(1);
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
+    for (bool grads : {false, true}) {
+      INFO(to_string(arch) << (grads ? ", with gradients" : ", forward only"));
+      const ModelConfig cfg = recurrent_config(arch);
+      const int B = 8, T = 12, n = B * T;
+      std::vector<int32_t> tokens(n), targets(n);
+      for (int i = 0; i < n; ++i) tokens[i] = targets[i] = (i * 5 + 1) % cfg.vocab;
+      {  // the same shapes once, so that sgemm's per-thread packing buffer has its size
+        Model warm(cfg);
+        warm.forward_backward(tokens.data(), targets.data(), B, T, true);
+      }
+      Model m(cfg);
+      m.init(1);
+      g_bytes = 0;
+      g_counting = true;
+      m.forward_backward(tokens.data(), targets.data(), B, T, grads);
+      g_counting = false;
+      // the model's own buffers: logits and their gradient (N·V each) and the losses (N)
+      const long own = static_cast<long>(sizeof(float)) * (2L * n * cfg.vocab + n);
+      CHECK(g_bytes.load() - own == recurrent_workspace_bytes(cfg, B, T, grads));
+    }
+}
+
+TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths") {
+  struct Variant {
+    const char* name;
+    Attention attention;
+    Position position;
+  };
+  const Variant variants[] = {
+      {"softmax, alibi", Attention::Softmax, Position::Alibi},
+      {"spline-score, rope", Attention::SplineScore, Position::Rope},
+      {"spline-kernel, learned", Attention::SplineKernel, Position::Learned},
+      {"softmax, relative", Attention::Softmax, Position::Relative},
+      {"spline-score, relative", Attention::SplineScore, Position::Relative},
+  };
+  for (const Variant& v : variants) {
+    ModelConfig c = config_s();
+    c.causal = false;
+    c.attention = v.attention;
+    c.position = v.position;
+    for (int threads : {1, 2}) {
+      INFO(v.name << ", threads " << threads);
+      CHECK(allocations_after_first_step(c, threads, true) == 0);
     }
   }
 }

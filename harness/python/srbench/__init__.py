@@ -1,0 +1,232 @@
+"""srbench from Python: the task generators as NumPy batches, the evaluation protocol for any
+model, and results files as pandas DataFrames (docs/python.md).
+
+    import srbench
+    t = srbench.Task("dyck", k=2, label="depth")
+    b = t.sample(n=12, count=64, seed=0)              # b.tokens, b.targets: int32 [64, T]
+    suite = srbench.load_suite("configs/quickstart.yaml", overrides={"train.steps": 300})
+    for batch in suite.training_stream(entry="flipflop", seed=0): ...
+    res = suite.evaluate(predict, entry="flipflop", seed=0, model="my-gru")
+    res.write(suite)                                   # results/quickstart/runs/<id>.h5
+    r = srbench.read_results("results/quickstart.h5")  # r.summary, r.evals, r.curves
+
+The generators, the training stream, the evaluation and the run files are srbench's C++ code
+(the extension _srbench); this file turns Python values into its text and its records into
+pandas.
+"""
+import math
+
+import numpy as np
+
+from . import _srbench
+from ._srbench import Batch, TrainingStream
+
+__version__ = _srbench.__version__
+__all__ = ["tasks", "Task", "Batch", "load_suite", "Suite", "Run", "Result", "TrainingStream",
+           "read_results", "Results", "__version__"]
+
+
+def _text(value):
+    """A parameter value as `--set key=value` would write it."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ",".join(_text(v) for v in value)
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def tasks():
+    """Every task: [{"name", "summary", "level", "params": [{"name", "kind", "default", "help",
+    "choices"}]}], in catalogue order (as `srbench tasks`)."""
+    return _srbench.tasks()
+
+
+class Task:
+    """A task built from parameters given as `--set` would give them: Task("dyck", k=2).
+    A bad task name or parameter raises ValueError with the command line's message."""
+
+    def __init__(self, name, data_seed=0, **params):
+        self._task = _srbench.Task(name, {k: _text(v) for k, v in params.items()}, int(data_seed))
+        self.params = dict(params)
+        self.data_seed = int(data_seed)
+
+    @property
+    def name(self):
+        return self._task.name
+
+    @property
+    def vocab(self):
+        """Token names in id order (the names `srbench sample` prints)."""
+        return self._task.vocab
+
+    def max_length(self, n):
+        """The longest example (in tokens) at problem length n."""
+        return self._task.max_length(int(n))
+
+    def sample(self, n=8, count=1, seed=0, stream="train", index=0):
+        """Examples index .. index+count-1 of `stream` under `seed` at length n, exactly those of
+        `srbench sample`, right-padded as the trainer pads (token 0, target -1). Returns a Batch:
+        tokens, targets int32 [count, T]; lengths, input_lengths int32 [count]."""
+        return self._task.sample(int(n), int(count), int(seed), str(stream), int(index))
+
+    def batch(self, lengths, seed=0, stream="train", index=0):
+        """One example per entry of `lengths` (example index+i at length lengths[i]), padded."""
+        return self._task.batch([int(n) for n in lengths], int(seed), str(stream), int(index))
+
+    def __repr__(self):
+        return f"srbench.Task({self.name!r}, {', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
+
+
+class Run:
+    """One run of a suite (a task entry, model entry, grid point and seed)."""
+
+    def __init__(self, d):
+        self.index, self.id, self.task, self.entry = d["index"], d["id"], d["task"], d["entry"]
+        self.model, self.seed, self.grid = d["model"], d["seed"], d["grid"]
+        self.config_yaml = d["config"]
+
+    @property
+    def config(self):
+        """The resolved config (the YAML its id hashes) as a dict."""
+        import yaml
+        return yaml.safe_load(self.config_yaml)
+
+    def __repr__(self):
+        grid = f" · {self.grid}" if self.grid else ""
+        return f"<srbench.Run {self.id} {self.entry} · {self.model}{grid} · seed {self.seed}>"
+
+
+def load_suite(path, overrides=None):
+    """Reads and validates a suite file, with `overrides` as `--set KEY=VALUE` pairs
+    ({"train.steps": 300}). A suite that does not validate raises ValueError naming the file,
+    line and YAML path."""
+    pairs = [(str(k), _text(v)) for k, v in (overrides or {}).items()]
+    return Suite(_srbench.load_suite(str(path), pairs))
+
+
+class Suite:
+    """A validated suite: its runs, the training stream of a run, and the evaluation of any
+    model under its protocol."""
+
+    def __init__(self, suite):
+        self._suite = suite
+        self.runs = [Run(d) for d in suite.runs()]
+
+    @property
+    def name(self):
+        return self._suite.name
+
+    @property
+    def seeds(self):
+        return list(self._suite.seeds)
+
+    @property
+    def text(self):
+        return self._suite.text
+
+    def training_stream(self, entry=None, seed=0, run=None):
+        """An iterator over the batches the built-in trainer draws for (entry, seed), in order:
+        train.steps batches of train.batch examples. `run` (a run id) chooses the run when the
+        runs of (entry, seed) differ in their train settings."""
+        if entry is None and run is None:
+            raise ValueError("training_stream: give entry= (and seed=) or run=")
+        return self._suite.training_stream(entry or "", int(seed), run or "")
+
+    def evaluate(self, predict, entry=None, seed=0, model="external", run=None, batch=64,
+                 model_config=None):
+        """Evaluates `predict` on the evaluation sets of (entry, seed): every evaluation length
+        of condition `id`, every shift at the lengths inside the training range (modadd: also
+        its training pairs), the same examples built-in runs see. predict(tokens) gets int32
+        [B, T] (B <= batch) and returns logits [B, T, V] (floats; loss is then measured) or
+        predictions [B, T] (token ids); torch tensors are accepted. Returns a Result for a run of
+        model entry `model` (arch: external; `model_config`, a dict, adds keys to its model
+        section)."""
+        if entry is None and run is None:
+            raise ValueError("evaluate: give entry= (and seed=) or run=")
+        model_yaml = ""
+        if model_config:
+            import yaml
+            model_yaml = yaml.safe_dump(dict(model_config), sort_keys=False)
+
+        def call(tokens):
+            out = predict(tokens)
+            if hasattr(out, "detach"):  # a torch tensor
+                out = out.detach().cpu().numpy()
+            return np.asarray(out)
+
+        return Result(self._suite.evaluate(call, entry or "", int(seed), str(model), run or "", int(batch),
+                                           model_yaml), self)
+
+    def _trainer_batches(self, run, max_batches):
+        """The first max_batches batches run_training (the built-in trainer) draws for run `run`,
+        observed while it trains that run (for tests)."""
+        return self._suite._trainer_batches(run, int(max_batches))
+
+
+class Result:
+    """An external model's evaluation: metrics, rows, and a run file for the suite's results."""
+
+    def __init__(self, res, suite):
+        self._res = res
+        self._suite_name = suite.name
+
+    @property
+    def run_id(self):
+        return self._res.run_id
+
+    @property
+    def config(self):
+        import yaml
+        return yaml.safe_load(self._res.config)
+
+    @property
+    def metrics(self):
+        """harness.md's derived metrics: id_acc, ood_length_acc, shift_acc, shortcut_gap,
+        steps_to_target and final_train_loss (from the curve, if added), fitted, and for the
+        Chomsky tasks ood_token_acc."""
+        return self._res.metrics
+
+    @property
+    def rows(self):
+        """One row per (length, condition), condition "id" first: length, condition, loss,
+        token_acc, seq_acc, input_space."""
+        import pandas as pd
+        return pd.DataFrame(self._res._rows, columns=["length", "condition", "loss", "token_acc", "seq_acc",
+                                                      "input_space"])
+
+    @property
+    def tokens_per_s(self):
+        return self._res.tokens_per_s
+
+    @tokens_per_s.setter
+    def tokens_per_s(self, value):
+        self._res.tokens_per_s = float(value)
+
+    @property
+    def wall_s(self):
+        return self._res.wall_s
+
+    @wall_s.setter
+    def wall_s(self, value):
+        self._res.wall_s = float(value)
+
+    def add_curve(self, step, train_loss, val_acc=math.nan, lr=math.nan, grad_norm=math.nan):
+        """Appends a training-curve point (steps increasing); steps_to_target and
+        final_train_loss follow from the curve."""
+        self._res.add_curve(int(step), float(train_loss), float(val_acc), float(lr), float(grad_norm))
+
+    def write(self, suite, out=None):
+        """Writes the run file <folder of out>/<suite>/runs/<run_id>.h5 (out defaults to
+        results/<suite>.h5, as `srbench sweep`), where `srbench merge` finds it; returns its
+        path."""
+        if suite.name != self._suite_name:
+            raise ValueError(f"write: this result is of suite '{self._suite_name}', not '{suite.name}'")
+        return self._res.write(str(out) if out is not None else "")
+
+    def __repr__(self):
+        return f"<srbench.Result {self.run_id} {self.metrics}>"
+
+
+from .results import Results, read_results  # noqa: E402  (pandas readers, pure Python)

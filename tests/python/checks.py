@@ -1,0 +1,32 @@
+"""What the Python module's tests share: failures gathered, not stopped at, and reported at the end."""
+FAILURES = []
+
+
+def check(cond, what):
+    """Records `what` as a failure unless `cond`; returns cond."""
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def raises(fn, *needles):
+    """fn() must raise ValueError whose message contains every needle; returns the message."""
+    try:
+        fn()
+    except ValueError as e:
+        for s in needles:
+            check(s in str(e), f"ValueError '{e}' does not name '{s}'")
+        return str(e)
+    check(False, f"no ValueError (expected one naming {needles})")
+    return ""
+
+
+def finish(ok_message):
+    """The exit code: 0 and `ok_message`, or 1 and the failures."""
+    if FAILURES:
+        print(f"FAIL: {len(FAILURES)} failure(s)")
+        for f in FAILURES[:40]:
+            print("  " + f)
+        return 1
+    print("ok: " + ok_message)
+    return 0

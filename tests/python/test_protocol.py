@@ -1,0 +1,321 @@
+#!/usr/bin/python3
+"""The protocol from Python (docs/python.md): load_suite, training_stream, evaluate, Result.write,
+read_results — against the built-in trainer, independent counts, and srbench merge / report.
+
+- training_stream(entry, seed) equals, batch by batch, what the built-in trainer (run_training)
+  draws for that run, observed while it trains the run in-process; for the unbounded generator
+  every row is also the `train`-stream example s·batch+b under the run seed at some training
+  length (Task.sample); a finite training set repeats its examples every epoch, reshuffled.
+- evaluate with an oracle predictor (the targets, as predictions and as one-hot logits) gives
+  accuracy 1 in every row and the loss of those logits worked out by hand; with a constant
+  predictor every row's token_acc and seq_acc equal a count made here from the same examples
+  (Task.sample of the eval stream under data_seed, shifted parameters for the shifts), and the
+  derived metrics equal those computed here from the rows.
+- Results written from Python land beside the built-in runs of a `srbench sweep`: `srbench
+  merge` joins them, `srbench report` shows the external model, read_results reads its numbers
+  back, and scripts/plot_results.py draws it.
+- Bad input raises ValueError naming what is wrong.
+
+  PYTHONPATH=build/python /usr/bin/python3 tests/python/test_protocol.py --srbench build/harness/srbench
+"""
+import argparse
+import csv
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import srbench
+from checks import check, finish, raises
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SUITE = """\
+name: pyproto
+seeds: [0, 1]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 64}
+  train: {steps: 10, batch: 8, lr: 3e-3, warmup: 2, eval_every: 5}
+  eval: {examples: 40, val_examples: 16}
+tasks:
+  - task: flipflop
+    train: {length: [2, 8], data_seed: 3}
+    eval:
+      lengths: [4, 8, 16]
+      shifts: [{p_write: 0.1}, {p_write: 0.9}]
+  - task: parity
+    name: parity-finite
+    train: {length: [2, 6], examples: 20}
+    eval:
+      lengths: [4, 6, 12]
+      shifts: [{p1: 0.9}]
+  - task: add
+    train: {length: [1, 4], length_per: batch}
+    eval:
+      lengths: [3, 4, 6]
+  - task: reverse_string
+    train: {length: [1, 5]}
+    eval:
+      lengths: [5, 9]
+models:
+  - name: tiny
+  - name: tiny-alibi
+    model: {position: alibi}
+"""
+
+
+
+def same_batch(a, b):
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("tokens", "targets", "lengths", "input_lengths"))
+
+
+
+def eval_plan(run):
+    """The evaluation sets of a run as harness.md defines them: (length, condition label, params)."""
+    c = run.config
+    lo, hi = c["train"]["length"]
+    lengths = c["eval"]["lengths"]
+    plan = [(n, "id", {}) for n in lengths]
+    for sh in c["eval"].get("shifts") or []:
+        label = ",".join(f"{k}={v}" for k, v in sh.items())
+        plan += [(n, label, sh) for n in lengths if lo <= n <= hi]
+    return plan, c
+
+
+def examples_of(run, n, shift):
+    c = run.config
+    params = {**(c["params"] or {}), **shift}
+    t = srbench.Task(run.task, data_seed=c["train"]["data_seed"], **params)
+    return t, t.sample(n=n, count=c["eval"]["examples"], seed=c["train"]["data_seed"], stream="eval", index=0)
+
+
+def derived(rows, lo, hi):
+    """harness.md's metrics from evaluation rows (an independent re-computation)."""
+    idr = rows[rows.condition == "id"]
+    fit = idr[(idr.length >= lo) & (idr.length <= hi)].seq_acc
+    ood = idr[idr.length > hi]
+    id_acc = fit.mean() if len(fit) else math.nan
+    ood_acc = ood.seq_acc.mean() if len(ood) else math.nan
+    shifts = [g.seq_acc.mean() for c, g in rows[rows.condition != "id"].groupby("condition")]
+    shift_acc = min(shifts) if shifts else math.nan
+    worst = [v for v in (ood_acc, shift_acc) if not math.isnan(v)]
+    gap = id_acc - min(worst) if worst else math.nan
+    return {"id_acc": id_acc, "ood_length_acc": ood_acc, "shift_acc": shift_acc, "shortcut_gap": gap,
+            "ood_token_acc": ood.token_acc.mean() if len(ood) else math.nan}
+
+
+def close(a, b, tol=1e-12):
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--srbench", required=True)
+    binary = ap.parse_args().srbench
+    tmp = tempfile.mkdtemp(prefix="srbench-pyproto-")
+    suite_path = os.path.join(tmp, "pyproto.yaml")
+    with open(suite_path, "w") as f:
+        f.write(SUITE)
+    suite = srbench.load_suite(suite_path)
+    check(len(suite.runs) == 4 * 2 * 2, f"{len(suite.runs)} runs, expected 16")
+    check(suite.seeds == [0, 1], f"seeds {suite.seeds}")
+
+    # ---- training_stream = the trainer's batches -------------------------------------------------
+    for run in suite.runs:
+        if run.model != "tiny":
+            continue
+        stream = suite.training_stream(entry=run.entry, seed=run.seed)
+        ours = list(stream)
+        trainer = suite._trainer_batches(run.id, 100)
+        cfg = run.config["train"]
+        check(len(ours) == cfg["steps"] and len(trainer) == cfg["steps"],
+              f"{run.entry} seed {run.seed}: {len(ours)} stream / {len(trainer)} trainer batches, steps {cfg['steps']}")
+        for s, (a, b) in enumerate(zip(ours, trainer)):
+            if not check(same_batch(a, b), f"{run.entry} seed {run.seed}: batch {s} differs from the trainer's"):
+                break
+        check(all(b.tokens.shape[0] == cfg["batch"] for b in ours), f"{run.entry}: batch size")
+        # the same run's other model entry draws the same data; the other seed other data
+        other = suite.training_stream(run=[r.id for r in suite.runs if r.entry == run.entry and r.seed == run.seed
+                                           and r.model == "tiny-alibi"][0])
+        check(all(same_batch(a, b) for a, b in zip(ours, other)), f"{run.entry}: model entries draw different data")
+        reseeded = list(suite.training_stream(entry=run.entry, seed=1 - run.seed))
+        check(not all(same_batch(a, b) for a, b in zip(ours, reseeded)), f"{run.entry}: seeds 0 and 1 draw the same")
+        task = srbench.Task(run.task, data_seed=cfg["data_seed"], **(run.config["params"] or {}))
+        lo, hi = cfg["length"]
+        if run.entry == "flipflop" and run.seed == 0:  # example k = s·batch + b of the train stream
+            for s in range(2):
+                for b in range(cfg["batch"]):
+                    k = s * cfg["batch"] + b
+                    row = ours[s].tokens[b, :ours[s].lengths[b]]
+                    hit = any(np.array_equal(task.sample(n=n, seed=run.seed, index=k).tokens[0], row)
+                              for n in range(lo, hi + 1))
+                    check(hit, f"flipflop: stream batch {s} row {b} is not train example {k} at a training length")
+        if run.entry == "add":  # length_per: batch — one length per batch, every row from the train stream
+            for s, bt in enumerate(ours[:3]):
+                k0 = s * cfg["batch"]
+                hit = [n for n in range(lo, hi + 1)
+                       if same_batch(task.sample(n=n, count=cfg["batch"], seed=run.seed, index=k0), bt)]
+                check(len(hit) >= 1, f"add: batch {s} is not examples {k0}.. at one training length")
+        if run.entry == "parity-finite":  # 20 examples, each epoch all of them once
+            rows = [tuple(bt.tokens[b, :bt.lengths[b]]) + (-1,) + tuple(bt.targets[b, :bt.lengths[b]])
+                    for bt in ours for b in range(bt.tokens.shape[0])]
+            epochs = [rows[i:i + 20] for i in range(0, 60, 20)]
+            check(all(sorted(e) == sorted(epochs[0]) for e in epochs),
+                  "parity-finite: the epochs do not visit the same 20 examples")
+            check(epochs[0] != epochs[1], "parity-finite: epochs 0 and 1 in the same order")
+
+    # ---- evaluate: oracle, constant predictor ---------------------------------------------------
+    def oracle_for(run, logits):
+        table = {}
+        plan, _ = eval_plan(run)
+        for n, _, shift in plan:
+            _, b = examples_of(run, n, shift)
+            for i in range(b.tokens.shape[0]):
+                key = b.tokens[i, :b.lengths[i]].tobytes()
+                if key in table and not np.array_equal(table[key], b.targets[i, :b.lengths[i]]):
+                    raise AssertionError(f"{run.entry}: two eval examples with the same tokens and other targets")
+                table[key] = b.targets[i, :b.lengths[i]]
+        V = len(examples_of(run, plan[0][0], {})[0].vocab)
+        calls = []
+
+        def predict(tokens):
+            calls.append(tokens.shape)
+            pred = np.zeros(tokens.shape, dtype=np.int64)
+            for i in range(tokens.shape[0]):
+                t = table[tokens[i].tobytes()]  # fixed-length tasks: no padding
+                pred[i] = np.where(t >= 0, t, 0)
+            if not logits:
+                return pred
+            out = np.zeros(tokens.shape + (V,), dtype=np.float32)
+            np.put_along_axis(out, pred[..., None], 20.0, axis=-1)
+            return out
+        return predict, calls, V
+
+    for entry in ["flipflop", "parity-finite", "reverse_string"]:
+        for logits in (False, True):
+            run = [r for r in suite.runs if r.entry == entry and r.seed == 0][0]
+            predict, calls, V = oracle_for(run, logits)
+            res = suite.evaluate(predict, entry=entry, seed=0, model="oracle")
+            rows = res.rows
+            plan, c = eval_plan(run)
+            check(list(zip(rows.length, rows.condition)) == [(n, lab) for n, lab, _ in plan],
+                  f"{entry}: rows {list(zip(rows.length, rows.condition))}, expected {[(n, l) for n, l, _ in plan]}")
+            check((rows.token_acc == 1).all() and (rows.seq_acc == 1).all(), f"{entry} oracle: accuracy below 1\n{rows}")
+            check(all(s[0] <= 64 for s in calls), f"{entry}: predict got batches above 64")
+            check(sum(s[0] for s in calls) == len(plan) * c["eval"]["examples"], f"{entry}: examples predicted")
+            m = res.metrics
+            check(m["id_acc"] == 1 and m["ood_length_acc"] == 1, f"{entry} oracle metrics {m}")
+            if entry != "reverse_string":
+                check(m["shift_acc"] == 1 and m["shortcut_gap"] == 0, f"{entry} oracle metrics {m}")
+            else:
+                check(m["ood_token_acc"] == 1, f"reverse_string oracle: ood_token_acc {m.get('ood_token_acc')}")
+            if logits:  # one-hot logits 20: every scored position costs log(1 + (V-1) e^-20)
+                want = math.log1p((V - 1) * math.exp(-20.0))
+                check(all(abs(x - want) <= 1e-9 * want for x in rows.loss), f"{entry}: loss {list(rows.loss)} != {want}")
+            else:
+                check(rows.loss.isna().all(), f"{entry}: predictions give a loss {list(rows.loss)}")
+
+    results = []
+    for entry in ["flipflop", "parity-finite", "add", "reverse_string"]:
+        for seed in (0, 1):
+            run = [r for r in suite.runs if r.entry == entry and r.seed == seed][0]
+            plan, c = eval_plan(run)
+            t, first = examples_of(run, plan[0][0], {})
+            const = int(first.targets[first.targets >= 0][0])  # a token that is a target somewhere
+            res = suite.evaluate(lambda tokens: np.full(tokens.shape, const, dtype=np.int32), entry=entry, seed=seed,
+                                 model="const", model_config={"predicts": t.vocab[const]})
+            rows = res.rows
+            check(len(rows) == len(plan), f"{entry}: {len(rows)} rows, expected {len(plan)}")
+            for (n, label, shift), (_, row) in zip(plan, rows.iterrows()):
+                _, b = examples_of(run, n, shift)
+                scored = b.targets >= 0
+                tok = (b.targets[scored] == const).sum() / scored.sum()
+                seq = np.mean([(b.targets[i][scored[i]] == const).all() for i in range(b.targets.shape[0])])
+                check(row.length == n and row.condition == label, f"{entry}: row ({row.length}, {row.condition})")
+                check(close(row.token_acc, tok) and close(row.seq_acc, seq),
+                      f"{entry} n={n} {label}: token_acc {row.token_acc} seq_acc {row.seq_acc}, counted {tok} {seq}")
+            lo, hi = c["train"]["length"]
+            want = derived(rows, lo, hi)
+            for k in ["id_acc", "ood_length_acc", "shift_acc", "shortcut_gap"]:
+                check(close(res.metrics[k], want[k]), f"{entry}: {k} {res.metrics[k]}, from the rows {want[k]}")
+            if entry == "reverse_string":
+                check(close(res.metrics["ood_token_acc"], want["ood_token_acc"]), f"ood_token_acc {res.metrics}")
+            check(rows.token_acc.max() > 0 and rows.seq_acc.min() < 1, f"{entry}: a constant is right everywhere or nowhere")
+            res.add_curve(5, 2.0, 0.25)
+            res.add_curve(10, 1.5, 0.5)
+            res.tokens_per_s = 1234.0
+            check(res.metrics["final_train_loss"] == 1.5, f"final_train_loss {res.metrics['final_train_loss']}")
+            check(res.config["model"]["arch"] == "external" and res.config["model_entry"] == "const",
+                  f"config {res.config['model']}")
+            results.append(res)
+    check(len({r.run_id for r in results}) == len(results), "external run ids repeat")
+
+    # ---- beside the built-in runs: sweep, write, merge, report, plot ----------------------------------
+    out = os.path.join(tmp, "pyproto.h5")
+    p = subprocess.run([binary, "sweep", suite_path, "--out", out, "--jobs", "2", "--threads", "1"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"sweep failed: {p.stderr}")
+    paths = [r.write(suite, out=out) for r in results]
+    check(all(os.path.dirname(x) == os.path.join(tmp, "pyproto", "runs") for x in paths), f"run files at {paths}")
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
+    check(p.returncode == 0, f"merge failed: {p.stderr}")
+    check("warning" not in p.stderr, f"merge warned: {p.stderr}")
+    rep = subprocess.run([binary, "report", out], capture_output=True, text=True)
+    check(rep.returncode == 0 and "const" in rep.stdout and "tiny-alibi" in rep.stdout,
+          f"report does not show the external model beside the built-in ones:\n{rep.stdout}{rep.stderr}")
+    csv_text = subprocess.run([binary, "report", out, "--format", "csv"], capture_output=True, text=True).stdout
+    r = srbench.read_results(out)
+    check(len(r.summary) == 16 + len(results), f"summary has {len(r.summary)} rows")
+    check(set(r.summary.model) == {"tiny", "tiny-alibi", "const"}, f"models {set(r.summary.model)}")
+    for res in results:
+        s = r.summary[r.summary.run_id == res.run_id]
+        check(len(s) == 1, f"{res.run_id} not in /summary")
+        if len(s) != 1:
+            continue
+        s = s.iloc[0]
+        for k in ["id_acc", "ood_length_acc", "shift_acc", "shortcut_gap", "final_train_loss"]:
+            check(close(float(s[k]), res.metrics[k]), f"{res.run_id}: summary {k} {s[k]} != {res.metrics[k]}")
+        check(s.tokens_per_s == 1234.0 and s.status == "ok", f"{res.run_id}: summary {dict(s)}")
+        e = r.evals[r.evals.run_id == res.run_id].reset_index(drop=True)
+        want = res.rows
+        check(list(e.condition) == list(want.condition) and np.allclose(e.seq_acc, want.seq_acc, rtol=0, atol=0)
+              and np.allclose(e.token_acc, want.token_acc, rtol=0, atol=0), f"{res.run_id}: eval rows differ")
+        cu = r.curves[r.curves.run_id == res.run_id]
+        check(list(cu.step) == [5, 10] and list(cu.val_acc) == [0.25, 0.5], f"{res.run_id}: curve {cu}")
+        check(r.config(res.run_id)["model"]["arch"] == "external", f"{res.run_id}: config")
+    builtin = r.summary[r.summary.model == "tiny"]
+    check(len(builtin) == 8 and (builtin.status == "ok").all(), "built-in runs missing or not ok")
+    check(len(r.curves[r.curves.run_id == builtin.run_id.iloc[0]]) == 2, "built-in curve points")
+    # the csv report's mean id_acc of const on flipflop = the mean over its two seeds
+    lines = [row for row in csv.DictReader(csv_text.splitlines())
+             if row["entry"] == "flipflop" and row["model"] == "const" and row["metric"] == "id_acc"]
+    if check(len(lines) == 1, f"no flipflop/const/id_acc line in the csv report:\n{csv_text}"):
+        want = np.mean([res.metrics["id_acc"] for res in results if res.config["entry"] == "flipflop"])
+        check(lines[0]["n"] == "2" and abs(float(lines[0]["mean"]) - want) < 1e-12,
+              f"report id_acc {lines[0]} != mean {want} over 2 seeds")
+    figs = os.path.join(tmp, "figs")
+    p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "plot_results.py"), out, "--out", figs],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and os.path.exists(os.path.join(figs, "acc_vs_length_flipflop.png")),
+          f"plot_results failed: {p.stdout}{p.stderr}")
+
+    # ---- bad input ------------------------------------------------------------------------------
+    raises(lambda: srbench.load_suite(os.path.join(tmp, "missing.yaml")), "missing.yaml")
+    raises(lambda: srbench.load_suite(suite_path, {"train.stepz": 3}), "stepz")
+    raises(lambda: srbench.load_suite(suite_path, {"train.steps": -1}), "steps")
+    raises(lambda: suite.training_stream(entry="nope", seed=0), "entry 'nope'", "flipflop")
+    raises(lambda: suite.training_stream(entry="flipflop", seed=7), "seed 7")
+    raises(lambda: suite.evaluate(lambda t: np.zeros(t.shape[:1]), entry="flipflop", seed=0, model="x"), "shape")
+    raises(lambda: suite.evaluate(lambda t: np.zeros(t.shape + (3,)), entry="flipflop", seed=0, model="x"), "logits")
+    raises(lambda: suite.evaluate(lambda t: np.zeros(t.shape), entry="flipflop", seed=0, model="x"), "integers")
+    raises(lambda: suite.evaluate(lambda t: np.zeros(t.shape, int), entry="flipflop", seed=0, model="tiny"), "'tiny'")
+
+    return finish(f"training_stream = the trainer's batches; oracle and constant evaluations; "
+                  f"{len(results)} external runs merged and reported beside 16 built-in runs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
