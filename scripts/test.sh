@@ -2,9 +2,10 @@
 # Installs what is missing, builds, and runs every test (CTest) on the optimised build. Arguments
 # go to ctest (e.g. `-R slurm` for a subset).
 #
-# Then the C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh: a
-# separate build in build-sanitize/ and a time-bounded subset; zero reports to pass), unless
-# arguments chose a subset of CTest's tests.
+# With SRBENCH_SANITIZE=1 (and no arguments), then the C++ tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer (scripts/sanitize.sh: a separate build in build-sanitize/ and a
+# time-bounded subset; zero reports to pass). Opt-in for now: its full extra build has not yet been
+# timed against the CI budget.
 #
 # No test found is an error. A skipped test (one that exits 77: Slurm cannot start here) fails the
 # run in CI (CI=true, as .ci/run runs); elsewhere it stays a skip, and its reason is printed.
@@ -32,7 +33,7 @@ if [ -n "$skipped" ]; then
     exit 1
   fi
 fi
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ "${SRBENCH_SANITIZE:-0}" = 1 ]; then
   bash scripts/sanitize.sh || rc=1
 fi
 exit "$rc"
