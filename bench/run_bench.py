@@ -4,6 +4,7 @@ scripts/bench.sh after a Release build.
 
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
                  [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
+                 [--skip-eval] [--eval-lengths 128,512,1024,2048]
 
 For each configuration and thread count it runs bench_model and bench/reference_torch.py in
 turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
@@ -13,7 +14,9 @@ it, and the same product on our own kernel), and peak resident memory (ru_maxrss
 PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (for its command alone); its
 loss is checked against a run with them set. Then the recurrent models of recurrent.md (rnn, lstm,
 gru) against torch.nn.RNN / LSTM / GRU in the same way, with their utilisation against a core's
-FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), and
+FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), the
+long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyTorch's forward
+under torch.no_grad(), time and peak memory of each process; --skip-eval leaves them out), and
 runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2.
 """
 import argparse
@@ -73,6 +76,71 @@ def recurrent_flops_per_token(arch, d, layers, heads, T, batch):
     return model, executed
 
 
+def child_peak(cmd, env=None):
+    """(wall s, peak RSS MB of that child alone, stdout): os.wait4 on the child's pid."""
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    dt = time.time() - t0
+    out, err = p.stdout.read().decode(), p.stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()}")
+    return dt, usage.ru_maxrss / 1024, out
+
+
+EVAL_EXAMPLES = 256  # issue 18's rows: a 2-layer d 128 model (4 heads) on 256 parity examples
+EVAL_TARGET_RATIO = 3.0  # ours / PyTorch tokens/s at T >= 512
+EVAL_TARGET_MB = 400  # our whole process at T = 2048
+
+
+def long_eval(srbench, py, ref, lengths, repeats):
+    """Forward-only evaluation at long T: `srbench eval` of a freshly initialised 2-layer d 128
+    model on 256 parity examples (the whole process: start, task set-up, evaluation; 1 thread)
+    beside PyTorch's forward of the same model under torch.no_grad() (batch 32, 1 thread, its
+    whole process for the memory, its evaluation loop for the time). Medians over the repeats of
+    the time; the largest peak."""
+    d, layers, heads, vocab = 128, 2, 4, 4  # parity's vocabulary: 0, 1 and the two states' labels
+    print()
+    print(f"long-T evaluation: srbench eval, {layers} layers, d_model {d}, {heads} heads, {EVAL_EXAMPLES} parity "
+          f"examples (1 thread) beside PyTorch's forward under torch.no_grad() (batch 32, 1 thread)")
+    tmp = tempfile.mkdtemp(prefix="srbench-eval-")
+    ok = True
+    try:
+        ck = os.path.join(tmp, "ck.h5")
+        subprocess.run([srbench, "init-checkpoint", "--vocab", str(vocab), "--set", f"layers={layers}", "--set",
+                        f"d_model={d}", "--set", f"heads={heads}", "--set", f"max_len={max(lengths)}", "--out", ck],
+                       check=True, capture_output=True)
+        print(f"{'T':>6}{'ours s':>9}{'ours MB':>9}{'ours tok/s':>12}{'PyTorch tok/s':>15}{'PyTorch MB':>12}"
+              f"{'ratio':>8}{'target':>14}")
+        for T in lengths:
+            ours, theirs = [], []
+            for _ in range(repeats):
+                ours.append(child_peak([srbench, "eval", "--checkpoint", ck, "--task", "parity", "--lengths", str(T),
+                                        "--examples", str(EVAL_EXAMPLES), "--threads", "1"]))
+                dt, mb, out = child_peak([py, ref, "--d", str(d), "--layers", str(layers), "--heads", str(heads),
+                                          "--T", str(T), "--batch", "32", "--vocab", str(vocab), "--threads", "1",
+                                          "--eval-examples", str(EVAL_EXAMPLES)], torch_env(False))
+                theirs.append((parse(out.strip().splitlines()[-1])["tok_s"], mb))
+            s_ours = statistics.median(x[0] for x in ours)
+            mb_ours = max(x[1] for x in ours)
+            tok_ours = EVAL_EXAMPLES * T / s_ours
+            tok_torch = statistics.median(x[0] for x in theirs)
+            mb_torch = max(x[1] for x in theirs)
+            ratio = tok_ours / tok_torch
+            checks = []
+            if T >= 512:
+                checks.append(f">={EVAL_TARGET_RATIO:g} " + ("ok" if ratio >= EVAL_TARGET_RATIO else "MISSED"))
+                ok = ok and ratio >= EVAL_TARGET_RATIO
+            if T == 2048:
+                checks.append(f"<={EVAL_TARGET_MB}MB " + ("ok" if mb_ours <= EVAL_TARGET_MB else "MISSED"))
+                ok = ok and mb_ours <= EVAL_TARGET_MB
+            print(f"{T:>6}{s_ours:>9.2f}{mb_ours:>9.0f}{tok_ours:>12.0f}{tok_torch:>15.0f}{mb_torch:>12.0f}"
+                  f"{ratio:>8.2f}  {', '.join(checks) or '-':<12}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -86,6 +154,8 @@ def main():
                     help="only the GEMM rates and the recurrent rows (no transformer table, T scaling or sweep)")
     ap.add_argument("--skip-sweep", action="store_true")
     ap.add_argument("--sweep-steps", type=int, default=300)
+    ap.add_argument("--skip-eval", action="store_true", help="leave out the long-T evaluation rows")
+    ap.add_argument("--eval-lengths", default="128,512,1024,2048")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "bench_model")
     srbench = os.path.join(a.build, "harness", "srbench")
@@ -188,6 +258,9 @@ def main():
         r = [run([bench, "--run", *shape_args(128, 2, 4, T, 8), "--steps", str(a.steps)]) for _ in range(a.repeats)]
         ms = statistics.median(x["step_ms"] for x in r)
         print(f"{T:>5}{ms:>10.2f}{8 * T / ms * 1e3:>10.0f}", flush=True)
+
+    if not a.skip_eval:
+        ok = long_eval(srbench, py, ref, [int(t) for t in a.eval_lengths.split(",")], a.repeats) and ok
 
     if not a.skip_sweep:
         print()
