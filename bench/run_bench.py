@@ -18,7 +18,8 @@ FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_m
 long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyTorch's forward
 under torch.no_grad(), time and peak memory of each process, the transformer and the recurrent
 models; --skip-eval leaves them out), and
-runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2.
+runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2, and the share of the
+runs' time that evaluation took in it and in a configs/chomsky-quick.yaml sweep (--jobs 2).
 """
 import argparse
 import os
@@ -87,6 +88,12 @@ def child_peak(cmd, env=None):
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()}")
     return dt, usage.ru_maxrss / 1024, out
+
+
+def eval_share(sweep_output):
+    """The sweep's own account of its evaluation's share of the runs' time (its last line)."""
+    lines = [x for x in sweep_output.splitlines() if "evaluation took" in x]
+    return lines[-1].split("; ", 1)[-1].strip() if lines else "(no evaluation share printed)"
 
 
 EVAL_EXAMPLES = 256  # issue 18's rows: a 2-layer d 128 model (4 heads) on 256 parity examples
@@ -279,16 +286,27 @@ def main():
             tmp = tempfile.mkdtemp(prefix="srbench-bench-")
             try:
                 t0 = time.time()
-                subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "quickstart.yaml"), "--jobs", str(jobs),
-                                "--threads", "1", "--set", f"train.steps={a.sweep_steps}", "--out",
-                                os.path.join(tmp, "quickstart.h5")],
-                               check=True, capture_output=True, text=True)
+                done = subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "quickstart.yaml"), "--jobs",
+                                       str(jobs), "--threads", "1", "--set", f"train.steps={a.sweep_steps}", "--out",
+                                       os.path.join(tmp, "quickstart.h5")],
+                                      check=True, capture_output=True, text=True)
                 dt = time.time() - t0
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
             rates[jobs] = 18 * 3600 / dt
-            print(f"--jobs {jobs}: {dt:7.1f} s, {rates[jobs]:8.0f} runs/hour", flush=True)
+            print(f"--jobs {jobs}: {dt:7.1f} s, {rates[jobs]:8.0f} runs/hour; {eval_share(done.stdout)}", flush=True)
         print(f"--jobs 2 / --jobs 1 = {rates[2] / rates[1]:.2f}")
+        # the Chomsky protocol's evaluation lengths, as configured (24 runs, --jobs 2)
+        tmp = tempfile.mkdtemp(prefix="srbench-bench-")
+        try:
+            t0 = time.time()
+            done = subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "chomsky-quick.yaml"), "--jobs", "2",
+                                   "--threads", "1", "--out", os.path.join(tmp, "chomsky-quick.h5")],
+                                  check=True, capture_output=True, text=True)
+            dt = time.time() - t0
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        print(f"configs/chomsky-quick.yaml (24 runs, as configured), --jobs 2: {dt:7.1f} s; {eval_share(done.stdout)}")
     print(f"\n(benchmark took {time.time() - t_start:.0f} s)")
     return 0 if ok else 1
 
