@@ -110,8 +110,9 @@ def long_eval(srbench, py, ref, lengths, repeats, archs):
     gru beside torch.nn.RNN / LSTM / GRU) have none."""
     d, layers, heads, vocab = 128, 2, 4, 4  # parity's vocabulary: 0, 1 and the two states' labels
     print()
-    print(f"long-T evaluation: srbench eval, {layers} layers, d_model {d}, {EVAL_EXAMPLES} parity examples "
-          f"(1 thread) beside PyTorch's forward under torch.no_grad() (batch 32, 1 thread)")
+    print(f"long-T evaluation: srbench eval, {layers} layers, d_model {d} (the transformer: {heads} heads), "
+          f"{EVAL_EXAMPLES} parity examples (1 thread) beside PyTorch's forward under torch.no_grad() (batch 32, "
+          f"1 thread)")
     tmp = tempfile.mkdtemp(prefix="srbench-eval-")
     ok = True
     try:
@@ -123,7 +124,6 @@ def long_eval(srbench, py, ref, lengths, repeats, archs):
             subprocess.run([srbench, "init-checkpoint", "--vocab", str(vocab), "--set", f"layers={layers}", "--set",
                             f"d_model={d}", *shape, "--set", f"max_len={max(lengths)}", "--out", ck],
                            check=True, capture_output=True)
-            name = f"{arch} ({heads} heads)" if arch == "transformer" else arch
             for T in lengths:
                 ours, theirs = [], []
                 for _ in range(repeats):
@@ -147,7 +147,7 @@ def long_eval(srbench, py, ref, lengths, repeats, archs):
                 if arch == "transformer" and T == 2048:
                     checks.append(f"<={EVAL_TARGET_MB}MB " + ("ok" if mb_ours <= EVAL_TARGET_MB else "MISSED"))
                     ok = ok and mb_ours <= EVAL_TARGET_MB
-                print(f"{name:<13}{T:>6}{s_ours:>9.2f}{mb_ours:>9.0f}{tok_ours:>12.0f}{tok_torch:>15.0f}"
+                print(f"{arch:<13}{T:>6}{s_ours:>9.2f}{mb_ours:>9.0f}{tok_ours:>12.0f}{tok_torch:>15.0f}"
                       f"{mb_torch:>12.0f}{ratio:>8.2f}  {', '.join(checks) or '-'}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
