@@ -3,7 +3,7 @@
 // A second table times the tape-layout (Chomsky-hierarchy) tasks at n = 40 (the end of their
 // training range) and n = 500 (the end of their evaluation range).
 //
-//   build/bench/bench_tasks [seconds-per-task (default 0.3)] [n (default 32)]
+//   build/bench/bench_tasks [seconds-per-task (default 0.3)] [n (default 32)] [task,task,... (default all)]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,9 +38,11 @@ void measure(const Task& task, int len, double budget) {
 int main(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 0.3;
   const int n = argc > 2 ? std::atoi(argv[2]) : 32;
+  const std::string only = argc > 3 ? "," + std::string(argv[3]) + "," : "";
   std::printf("%-28s %6s %12s %14s\n", "task", "n", "examples/s", "tokens/s");
   std::vector<std::unique_ptr<Task>> tasks;
   for (const auto& info : task_registry()) {
+    if (!only.empty() && only.find("," + info.name + ",") == std::string::npos) continue;
     RawParams params;
     if (info.name == "text") params["path"] = std::string(SRBENCH_SOURCE_DIR) + "/LICENSE";
     tasks.push_back(make_task(info.name, params));
