@@ -21,6 +21,8 @@ import tempfile
 import threading
 import time
 
+import yaml
+
 import srbench
 from checks import check, finish
 
@@ -77,21 +79,13 @@ def timed(call):
     return time.perf_counter() - start
 
 
-SUITE = """\
-name: pygil
-seeds: [0]
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 64}
-  train: {steps: 10, batch: 8, lr: 3e-3, warmup: 2, eval_every: 1000}
-  eval: {examples: 8, val_examples: 8}
-tasks:
-  - task: dyck
-    train: {length: [8, 30]}
-    eval:
-      lengths: [8]
-models:
-  - name: tiny
-"""
+# one dyck run of a tiny transformer; train.batch and train.steps set per call
+SUITE = {"name": "pygil", "seeds": [0],
+         "defaults": {"model": {"layers": 1, "d_model": 16, "heads": 2, "max_len": 64},
+                      "train": {"steps": 10, "batch": 8, "lr": 3e-3, "warmup": 2, "eval_every": 1000},
+                      "eval": {"examples": 8, "val_examples": 8}},
+         "tasks": [{"task": "dyck", "train": {"length": [8, 30]}, "eval": {"lengths": [8]}}],
+         "models": [{"name": "tiny"}]}
 
 
 def main():
@@ -101,7 +95,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="srbench-pygil-")
     suite_path = os.path.join(tmp, "pygil.yaml")
     with open(suite_path, "w") as f:
-        f.write(SUITE)
+        yaml.safe_dump(SUITE, f)
     # the same work as a training batch: train.batch examples at lengths 8..30
     stream_of = lambda b: srbench.load_suite(suite_path, {"train.batch": b}).training_stream(entry="dyck", seed=0)
     batch = sized(lambda b: timed(lambda: next(iter(stream_of(b)))), 4096)
