@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 #include <tuple>
+#include <variant>
 
 #include "harness/results/results.hpp"
 #include "harness/run/data.hpp"
@@ -308,18 +309,28 @@ std::string data_grid(const std::string& grid) {
   return out;
 }
 
+// A run attribute's value as a Python str, int or float.
+py::object cell_value(const model::h5::Cell& c) {
+  return std::visit([](const auto& v) { return py::object(py::cast(v)); }, c);
+}
+
+// The run attributes of one kind (the results stage's table, run_attribute_values) as a dict.
+py::dict attributes(const harness::RunResult& r, harness::RunAttributeKind kind) {
+  py::dict d;
+  for (const auto& a : harness::run_attribute_values(r))
+    if (a.kind == kind) d[py::str(a.name)] = cell_value(a.value);
+  return d;
+}
+
+// Each run as {index, id} and its identity attributes as a run file records them (config, task,
+// entry, model, grid, seed).
 py::list run_list(const PySuite& s) {
   py::list out;
   for (const auto& r : s.suite.runs) {
     py::dict d;
     d["index"] = r.index;
     d["id"] = r.id;
-    d["task"] = r.task;
-    d["entry"] = r.entry;
-    d["model"] = r.model_name;
-    d["seed"] = r.seed;
-    d["grid"] = r.grid;
-    d["config"] = r.resolved_yaml;
+    for (const auto& [k, v] : attributes(harness::result_of(r), harness::RunAttributeKind::Identity)) d[k] = v;
     out.append(d);
   }
   return out;
@@ -490,10 +501,8 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   res.spec.id = harness::short_hash(res.spec.resolved_yaml);
   res.suite_text = s.suite.text;
   res.suite_name = s.suite.name;
+  res.run = harness::result_of(res.spec);
   harness::RunResult& r = res.run;
-  r.run_id = res.spec.id, r.task = base.task, r.entry = base.entry, r.model = model_name, r.grid = res.spec.grid;
-  r.seed = base.seed;
-  r.config_yaml = res.spec.resolved_yaml;
   const auto start = std::chrono::steady_clock::now();
   const auto task = tasks::make_task(base.task, base.params, {base.train.data_seed});
   r.bits_per_byte = task->reports_bits_per_byte();
@@ -525,20 +534,6 @@ std::string write_result(const PyResult& res, const std::string& out) {
     harness::write_run_file(path, res.run, res.suite_text, nullptr);
   }
   return path;
-}
-
-py::dict metrics_dict(const harness::RunMetrics& m, const std::string& task) {
-  py::dict d;
-  d["id_acc"] = m.id_acc;
-  d["ood_length_acc"] = m.ood_length_acc;
-  d["shift_acc"] = m.shift_acc;
-  d["shortcut_gap"] = m.shortcut_gap;
-  d["steps_to_target"] = m.steps_to_target;
-  d["final_train_loss"] = m.final_train_loss;
-  d["fitted"] = m.fitted;
-  const tasks::TaskInfo* info = tasks::find_task(task);
-  if (info && !info->level.empty()) d["ood_token_acc"] = m.ood_token_acc;
-  return d;
 }
 
 // The evaluation rows as (length, condition, loss, token_acc, seq_acc, input_space) tuples.
@@ -617,7 +612,7 @@ PYBIND11_MODULE(_srbench, m) {
   py::class_<PyResult>(m, "Result")
       .def_property_readonly("run_id", [](const PyResult& r) { return r.run.run_id; })
       .def_property_readonly("config", [](const PyResult& r) { return r.run.config_yaml; })
-      .def_property_readonly("metrics", [](const PyResult& r) { return metrics_dict(r.run.metrics, r.run.task); })
+      .def_property_readonly("metrics", [](const PyResult& r) { return attributes(r.run, harness::RunAttributeKind::Metric); })
       .def_property_readonly("_rows", [](const PyResult& r) { return rows_of(r.run); })
       .def_property("tokens_per_s", [](const PyResult& r) { return r.run.tokens_per_s; },
                     [](PyResult& r, double v) { r.run.tokens_per_s = v; })
