@@ -105,17 +105,17 @@ BufferPool& buffer_pool() {
   return *pool;
 }
 
-// An int32 NumPy array that owns `data` (no copy).
-py::array_t<int32_t> owned_array(std::unique_ptr<int32_t[]> data, std::vector<py::ssize_t> shape) {
-  int32_t* raw = data.release();
-  py::capsule free_it(raw, [](void* p) { delete[] static_cast<int32_t*>(p); });
-  return py::array_t<int32_t>(shape, raw, free_it);
+// Arrays of shape `shape` over `data`, each keeping `owner` (the capsule that frees their memory)
+// alive: several arrays of a batch share one block and one capsule.
+py::array_t<int32_t> array_over(int32_t* data, std::vector<py::ssize_t> shape, const py::capsule& owner) {
+  return py::array_t<int32_t>(std::move(shape), data, owner);
 }
-
-// An int32 NumPy array over a pool buffer, which it gives back when it is freed.
-py::array_t<int32_t> pooled_array(Buffer* b, std::vector<py::ssize_t> shape) {
-  py::capsule give_back(b, [](void* p) { buffer_pool().give(static_cast<Buffer*>(p)); });
-  return py::array_t<int32_t>(shape, b->data.get(), give_back);
+py::capsule owning(std::unique_ptr<int32_t[]> data) {
+  return py::capsule(data.release(), [](void* p) { delete[] static_cast<int32_t*>(p); });
+}
+// A pool buffer's capsule, which gives the buffer back when the last array over it is freed.
+py::capsule pooled(Buffer* b) {
+  return py::capsule(b, [](void* p) { buffer_pool().give(static_cast<Buffer*>(p)); });
 }
 
 // Copies n int32 (a row, often a short one) without a call to memmove per row: fixed-size
@@ -141,10 +141,13 @@ PyBatch draw_batch(const tasks::Task& task, int64_t count, bool fixed, Length le
     cap = std::max(cap, static_cast<size_t>(task.max_sequence_length(length(k))));
   }
   const size_t B = static_cast<size_t>(count);
-  std::unique_ptr<Buffer> tokens_buf(buffer_pool().take(B * cap)), targets_buf(buffer_pool().take(B * cap));
-  int32_t* tokens = tokens_buf->data.get();
-  int32_t* targets = targets_buf->data.get();
-  std::unique_ptr<int32_t[]> lengths(new int32_t[B]), input_lengths(new int32_t[B]);
+  // tokens and targets in one pool buffer, lengths and input_lengths in one block
+  std::unique_ptr<Buffer> rows(buffer_pool().take(2 * B * cap));
+  int32_t* tokens = rows->data.get();
+  int32_t* targets = tokens + B * cap;
+  std::unique_ptr<int32_t[]> per_example(new int32_t[2 * B]);
+  int32_t* lengths = per_example.get();
+  int32_t* input_lengths = lengths + B;
   size_t T = 0;
   {
     py::gil_scoped_release release;
@@ -171,8 +174,9 @@ PyBatch draw_batch(const tasks::Task& task, int64_t count, bool fixed, Length le
       }
   }
   const auto b = static_cast<py::ssize_t>(B), t = static_cast<py::ssize_t>(T);
-  return {pooled_array(tokens_buf.release(), {b, t}), pooled_array(targets_buf.release(), {b, t}), owned_array(std::move(lengths), {b}),
-          owned_array(std::move(input_lengths), {b})};
+  const py::capsule rows_owner = pooled(rows.release()), per_example_owner = owning(std::move(per_example));
+  return {array_over(tokens, {b, t}, rows_owner), array_over(targets, {b, t}, rows_owner),
+          array_over(lengths, {b}, per_example_owner), array_over(input_lengths, {b}, per_example_owner)};
 }
 
 struct PyTask {
