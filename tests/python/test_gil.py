@@ -1,15 +1,17 @@
 #!/usr/bin/python3
 """The GIL is released in long C++ work (docs/python.md, "Build and install"): Task.sample and
-Task.batch of a big batch, a training stream's batch, and the built-in trainer.
+Task.batch of a big batch, a training stream's batch, the built-in trainer, and evaluate.
 
 A second Python thread takes a time stamp (time.perf_counter) every half millisecond or so of
 its loop while the main thread is inside one long call. A thread can take a stamp only while it
-holds the GIL, so if the call kept the GIL no stamp could fall in the middle of the call; if it
-releases it, the second thread runs beside it and stamps the whole call. The check: stamps in
-both middle quarters of the call's measured duration. The call is sized to take about 0.3 s on
-an idle machine (longer on a loaded one: the quarters stretch with it); a call whose stamps miss
-a quarter (the other thread not scheduled for that long) is tried again, up to 4 times. With the
-GIL held this cannot pass: no attempt can stamp inside the call.
+holds the GIL, so if the call kept the GIL no stamp could fall inside the call; if it releases
+it, the second thread runs beside it and stamps the whole call. The check: stamps in each of the
+six inner eighths of the call's measured duration. `evaluate` calls back into Python (here a
+constant predictor, called once per evaluation set, two sets): each callback may let the other
+thread in for a switch interval (5 ms), stamps in at most two eighths, not six. Each call is
+sized to take about 0.3 s on an idle machine (longer on a loaded one: the eighths stretch with
+it); a call whose stamps miss an eighth (the other thread not scheduled for that long) is tried
+again, up to 4 times. With the GIL held this cannot pass.
 
   PYTHONPATH=build/python /usr/bin/python3 tests/python/test_gil.py
 
@@ -21,6 +23,7 @@ import tempfile
 import threading
 import time
 
+import numpy as np
 import yaml
 
 import srbench
@@ -52,17 +55,17 @@ class Stamper:
 
 
 def released(stamper, call):
-    """Runs call() (in this thread) and returns (whether the other thread stamped both middle
-    quarters of it, the call's duration, the stamps inside it), trying again up to ATTEMPTS times."""
+    """Runs call() (in this thread) and returns (whether the other thread stamped each of the six
+    inner eighths of it, the call's duration, the stamps inside it), trying again up to ATTEMPTS
+    times."""
     for _ in range(ATTEMPTS):
         start = time.perf_counter()
         call()
         end = time.perf_counter()
         d = end - start
         inside = [t for t in stamper.stamps if start <= t <= end]
-        second = any(start + d / 4 <= t < start + d / 2 for t in inside)
-        third = any(start + d / 2 <= t < start + 3 * d / 4 for t in inside)
-        if second and third:
+        eighths = {int(8 * (t - start) / d) for t in inside}
+        if eighths >= set(range(1, 7)):
             return True, d, len(inside)
     return False, d, len(inside)
 
@@ -114,6 +117,14 @@ def main():
     calls.append((f"a training stream's batch of {batch} examples", lambda: next(stream)))
     calls.append((f"the built-in trainer, {steps} steps", trainer(steps)))
 
+    def evaluation(examples):  # evaluate at lengths 30 and 60, one predict call per length
+        suite = srbench.load_suite(suite_path, {"eval.examples": examples, "eval.lengths": "[30, 60]"})
+        predict = lambda tokens: np.zeros(tokens.shape, np.int32)
+        return lambda: suite.evaluate(predict, entry="dyck", seed=0, model="constant", batch=examples)
+
+    examples = sized(lambda e: timed(evaluation(e)), 2048)
+    calls.append((f"evaluate on {examples} examples per length", evaluation(examples)))
+
     stamper = Stamper()
     try:
         for what, call in calls:
@@ -123,7 +134,7 @@ def main():
             print(f"  {what}: {d:.3f} s, {n} stamps of the other thread inside it")
     finally:
         stamper.stop()
-    return finish("the GIL is released in Task.sample, Task.batch, training_stream and the trainer")
+    return finish("the GIL is released in Task.sample, Task.batch, training_stream, the trainer and evaluate")
 
 
 if __name__ == "__main__":
