@@ -171,22 +171,28 @@ void read_eval(hid_t g, RunResult& r) {
 }
 
 // diag/: attn_entropy, attn_max [layers,heads], value_entropy, hidden_entropy [layers]; a model
-// without attention (heads 0: a recurrent arch) writes hidden_entropy only.
+// without attention (heads 0: a recurrent arch) writes hidden_entropy only. value_entropy_lime
+// and hidden_entropy_lime [layers] beside value_entropy and hidden_entropy, optional on reading
+// (files written before them have neither).
 void write_diag(hid_t g, const RunResult& r) {
   if (r.diag.empty()) return;
   const auto& d = r.diag;
   const auto L = static_cast<int64_t>(d.layers), H = static_cast<int64_t>(d.heads);
   const auto LV = static_cast<size_t>(d.has_attention() ? L : 0);
   if (d.attn_entropy.size() != static_cast<size_t>(L * H) || d.attn_max.size() != static_cast<size_t>(L * H) ||
-      d.value_entropy.size() != LV || d.hidden_entropy.size() != static_cast<size_t>(L))
+      d.value_entropy.size() != LV || d.hidden_entropy.size() != static_cast<size_t>(L) ||
+      (!d.hidden_entropy_lime.empty() &&
+       (d.value_entropy_lime.size() != LV || d.hidden_entropy_lime.size() != static_cast<size_t>(L))))
     write_failed(r, "diagnostics do not match layers " + std::to_string(L) + " × heads " + std::to_string(H));
   Id diag = h5::create_group(g, "diag");
   if (d.has_attention()) {
     h5::write_array(diag, "attn_entropy", d.attn_entropy.data(), {L, H});
     h5::write_array(diag, "attn_max", d.attn_max.data(), {L, H});
     h5::write_array(diag, "value_entropy", d.value_entropy);
+    if (!d.value_entropy_lime.empty()) h5::write_array(diag, "value_entropy_lime", d.value_entropy_lime);
   }
   h5::write_array(diag, "hidden_entropy", d.hidden_entropy);
+  if (!d.hidden_entropy_lime.empty()) h5::write_array(diag, "hidden_entropy_lime", d.hidden_entropy_lime);
 }
 
 void read_diag(hid_t g, RunResult& r) {
@@ -194,9 +200,16 @@ void read_diag(hid_t g, RunResult& r) {
   Id diag = h5::open_group(g, "diag");
   r.diag.hidden_entropy = h5::read_array<double>(diag, "hidden_entropy");
   r.diag.layers = static_cast<int>(r.diag.hidden_entropy.size());
+  const auto L = static_cast<size_t>(r.diag.layers);
+  if (h5::has_link(diag, "hidden_entropy_lime")) {
+    r.diag.hidden_entropy_lime = h5::read_array<double>(diag, "hidden_entropy_lime");
+    if (r.diag.hidden_entropy_lime.size() != L)
+      throw ResultsError(where(diag, "hidden_entropy_lime") + ": " + std::to_string(r.diag.hidden_entropy_lime.size()) +
+                         " values, expected one per layer (" + std::to_string(L) + ")");
+  }
   const bool attention = h5::has_link(diag, "attn_entropy");
   if (!attention) {  // a model without attention: hidden_entropy only
-    for (const char* name : {"attn_max", "value_entropy"})
+    for (const char* name : {"attn_max", "value_entropy", "value_entropy_lime"})
       if (h5::has_link(diag, name))
         throw ResultsError(where(diag) + ": " + name + " without attn_entropy (a model without attention has "
                            "hidden_entropy only)");
@@ -208,7 +221,10 @@ void read_diag(hid_t g, RunResult& r) {
   r.diag.heads = static_cast<int>(dims[1]);
   r.diag.attn_max = h5::read_array<double>(diag, "attn_max", 2, &dims2);
   r.diag.value_entropy = h5::read_array<double>(diag, "value_entropy");
-  const auto L = static_cast<size_t>(r.diag.layers);
+  if (h5::has_link(diag, "value_entropy_lime")) r.diag.value_entropy_lime = h5::read_array<double>(diag, "value_entropy_lime");
+  if (r.diag.value_entropy_lime.size() != (r.diag.hidden_entropy_lime.empty() ? 0 : L))
+    throw ResultsError(where(diag) + ": value_entropy_lime and hidden_entropy_lime must both be there, one value per "
+                       "layer, or neither");
   if (dims2 != dims || static_cast<size_t>(dims[0]) != L || r.diag.value_entropy.size() != L || dims[1] < 1)
     throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
                        "[layers] disagree in shape");
