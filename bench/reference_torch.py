@@ -12,6 +12,7 @@ Data: the copy-previous-token stream bench_model uses (vocab 32).
     reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10 [--arch lstm]
 
 Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak>`.
+With --eval-examples N, forward only instead (evaluate() below).
 """
 import argparse
 import math
@@ -89,6 +90,23 @@ class Recurrent(nn.Module):
         return self.head(self.rnn(self.tok(idx))[0])
 
 
+def evaluate(model, a):
+    """Forward only, as an evaluation runs: every example once, batches of a.batch, the logits'
+    argmax; prints `tok_s=<examples·T / wall s> s=<wall s> maxrss_kb=<peak of the process>`."""
+    gen = torch.Generator().manual_seed(1)
+    data = torch.randint(0, a.vocab, (a.eval_examples, a.T), generator=gen)
+    model.eval()
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        correct = 0
+        for i in range(0, a.eval_examples, a.batch):
+            tokens = data[i:i + a.batch]
+            correct += int((model(tokens).argmax(-1) == tokens).sum())
+    dt = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"tok_s={a.eval_examples * a.T / dt:.1f} s={dt:.3f} correct={correct} maxrss_kb={rss}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--d", type=int, required=True)
@@ -101,6 +119,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--vocab", type=int, default=32)
     ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru"])
+    ap.add_argument("--eval-examples", type=int, default=0,
+                    help="forward only: this many random examples in batches of --batch under torch.no_grad()")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -108,6 +128,8 @@ def main():
         model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
     else:
         model = Recurrent(a.arch, a.vocab, a.d, a.layers)
+    if a.eval_examples > 0:
+        return evaluate(model, a)
     decay = [p for p in model.parameters() if p.dim() == 2]
     no_decay = [p for p in model.parameters() if p.dim() != 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],

@@ -4,6 +4,7 @@ scripts/bench.sh after a Release build.
 
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
                  [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
+                 [--skip-eval] [--eval-lengths 128,512,1024,2048] [--eval-archs transformer,rnn,lstm,gru]
 
 For each configuration and thread count it runs bench_model and bench/reference_torch.py in
 turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
@@ -13,8 +14,12 @@ it, and the same product on our own kernel), and peak resident memory (ru_maxrss
 PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (for its command alone); its
 loss is checked against a run with them set. Then the recurrent models of recurrent.md (rnn, lstm,
 gru) against torch.nn.RNN / LSTM / GRU in the same way, with their utilisation against a core's
-FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), and
-runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2.
+FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), the
+long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyTorch's forward
+under torch.no_grad(), time and peak memory of each process, the transformer and the recurrent
+models; --skip-eval leaves them out), and
+runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2, and the share of the
+runs' time that evaluation took in it and in a configs/chomsky-quick.yaml sweep (--jobs 2).
 """
 import argparse
 import os
@@ -73,6 +78,82 @@ def recurrent_flops_per_token(arch, d, layers, heads, T, batch):
     return model, executed
 
 
+def child_peak(cmd, env=None):
+    """(wall s, peak RSS MB of that child alone, stdout): os.wait4 on the child's pid."""
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    dt = time.time() - t0
+    out, err = p.stdout.read().decode(), p.stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()}")
+    return dt, usage.ru_maxrss / 1024, out
+
+
+def eval_share(sweep_output):
+    """The sweep's own account of its evaluation's share of the runs' time (its last line)."""
+    lines = [x for x in sweep_output.splitlines() if "evaluation took" in x]
+    return lines[-1].split("; ", 1)[-1].strip() if lines else "(no evaluation share printed)"
+
+
+EVAL_EXAMPLES = 256  # issue 18's rows: a 2-layer d 128 model (4 heads) on 256 parity examples
+EVAL_TARGET_RATIO = 3.0  # ours / PyTorch tokens/s at T >= 512
+EVAL_TARGET_MB = 400  # our whole process at T = 2048
+
+
+def long_eval(srbench, py, ref, lengths, repeats, archs):
+    """Forward-only evaluation at long T: `srbench eval` of a freshly initialised 2-layer d 128
+    model on 256 parity examples (the whole process: start, task set-up, evaluation; 1 thread)
+    beside PyTorch's forward of the same model under torch.no_grad() (batch 32, 1 thread, its
+    whole process for the memory, its evaluation loop for the time). Medians over the repeats of
+    the time; the largest peak. The targets are the transformer's; the recurrent rows (rnn, lstm,
+    gru beside torch.nn.RNN / LSTM / GRU) have none."""
+    d, layers, heads, vocab = 128, 2, 4, 4  # parity's vocabulary: 0, 1 and the two states' labels
+    print()
+    print(f"long-T evaluation: srbench eval, {layers} layers, d_model {d} (the transformer: {heads} heads), "
+          f"{EVAL_EXAMPLES} parity examples (1 thread) beside PyTorch's forward under torch.no_grad() (batch 32, "
+          f"1 thread)")
+    tmp = tempfile.mkdtemp(prefix="srbench-eval-")
+    ok = True
+    try:
+        print(f"{'model':<13}{'T':>6}{'ours s':>9}{'ours MB':>9}{'ours tok/s':>12}{'PyTorch tok/s':>15}"
+              f"{'PyTorch MB':>12}{'ratio':>8}  target")
+        for arch in archs:
+            ck = os.path.join(tmp, f"{arch}.h5")
+            shape = ["--set", f"heads={heads}"] if arch == "transformer" else ["--set", f"arch={arch}"]
+            subprocess.run([srbench, "init-checkpoint", "--vocab", str(vocab), "--set", f"layers={layers}", "--set",
+                            f"d_model={d}", *shape, "--set", f"max_len={max(lengths)}", "--out", ck],
+                           check=True, capture_output=True)
+            for T in lengths:
+                ours, theirs = [], []
+                for _ in range(repeats):
+                    ours.append(child_peak([srbench, "eval", "--checkpoint", ck, "--task", "parity", "--lengths",
+                                            str(T), "--examples", str(EVAL_EXAMPLES), "--threads", "1"]))
+                    dt, mb, out = child_peak([py, ref, "--arch", arch, "--d", str(d), "--layers", str(layers),
+                                              "--heads", str(heads), "--T", str(T), "--batch", "32", "--vocab",
+                                              str(vocab), "--threads", "1", "--eval-examples", str(EVAL_EXAMPLES)],
+                                             torch_env(False))
+                    theirs.append((parse(out.strip().splitlines()[-1])["tok_s"], mb))
+                s_ours = statistics.median(x[0] for x in ours)
+                mb_ours = max(x[1] for x in ours)
+                tok_ours = EVAL_EXAMPLES * T / s_ours
+                tok_torch = statistics.median(x[0] for x in theirs)
+                mb_torch = max(x[1] for x in theirs)
+                ratio = tok_ours / tok_torch
+                checks = []
+                if arch == "transformer" and T >= 512:
+                    checks.append(f">={EVAL_TARGET_RATIO:g} " + ("ok" if ratio >= EVAL_TARGET_RATIO else "MISSED"))
+                    ok = ok and ratio >= EVAL_TARGET_RATIO
+                if arch == "transformer" and T == 2048:
+                    checks.append(f"<={EVAL_TARGET_MB}MB " + ("ok" if mb_ours <= EVAL_TARGET_MB else "MISSED"))
+                    ok = ok and mb_ours <= EVAL_TARGET_MB
+                print(f"{arch:<13}{T:>6}{s_ours:>9.2f}{mb_ours:>9.0f}{tok_ours:>12.0f}{tok_torch:>15.0f}"
+                      f"{mb_torch:>12.0f}{ratio:>8.2f}  {', '.join(checks) or '-'}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -86,6 +167,9 @@ def main():
                     help="only the GEMM rates and the recurrent rows (no transformer table, T scaling or sweep)")
     ap.add_argument("--skip-sweep", action="store_true")
     ap.add_argument("--sweep-steps", type=int, default=300)
+    ap.add_argument("--skip-eval", action="store_true", help="leave out the long-T evaluation rows")
+    ap.add_argument("--eval-lengths", default="128,512,1024,2048")
+    ap.add_argument("--eval-archs", default="transformer,rnn,lstm,gru", help="the long-T evaluation's models")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "bench_model")
     srbench = os.path.join(a.build, "harness", "srbench")
@@ -189,6 +273,10 @@ def main():
         ms = statistics.median(x["step_ms"] for x in r)
         print(f"{T:>5}{ms:>10.2f}{8 * T / ms * 1e3:>10.0f}", flush=True)
 
+    if not a.skip_eval:
+        ok = long_eval(srbench, py, ref, [int(t) for t in a.eval_lengths.split(",")], a.repeats,
+                       [x for x in a.eval_archs.split(",") if x]) and ok
+
     if not a.skip_sweep:
         print()
         # 3 tasks × 2 models × 3 seeds; each run trains, then evaluates at every length and shift
@@ -198,16 +286,27 @@ def main():
             tmp = tempfile.mkdtemp(prefix="srbench-bench-")
             try:
                 t0 = time.time()
-                subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "quickstart.yaml"), "--jobs", str(jobs),
-                                "--threads", "1", "--set", f"train.steps={a.sweep_steps}", "--out",
-                                os.path.join(tmp, "quickstart.h5")],
-                               check=True, capture_output=True, text=True)
+                done = subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "quickstart.yaml"), "--jobs",
+                                       str(jobs), "--threads", "1", "--set", f"train.steps={a.sweep_steps}", "--out",
+                                       os.path.join(tmp, "quickstart.h5")],
+                                      check=True, capture_output=True, text=True)
                 dt = time.time() - t0
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
             rates[jobs] = 18 * 3600 / dt
-            print(f"--jobs {jobs}: {dt:7.1f} s, {rates[jobs]:8.0f} runs/hour", flush=True)
+            print(f"--jobs {jobs}: {dt:7.1f} s, {rates[jobs]:8.0f} runs/hour; {eval_share(done.stdout)}", flush=True)
         print(f"--jobs 2 / --jobs 1 = {rates[2] / rates[1]:.2f}")
+        # the Chomsky protocol's evaluation lengths, as configured (24 runs, --jobs 2)
+        tmp = tempfile.mkdtemp(prefix="srbench-bench-")
+        try:
+            t0 = time.time()
+            done = subprocess.run([srbench, "sweep", os.path.join(ROOT, "configs", "chomsky-quick.yaml"), "--jobs", "2",
+                                   "--threads", "1", "--out", os.path.join(tmp, "chomsky-quick.h5")],
+                                  check=True, capture_output=True, text=True)
+            dt = time.time() - t0
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        print(f"configs/chomsky-quick.yaml (24 runs, as configured), --jobs 2: {dt:7.1f} s; {eval_share(done.stdout)}")
     print(f"\n(benchmark took {time.time() - t_start:.0f} s)")
     return 0 if ok else 1
 

@@ -37,6 +37,14 @@ class Architecture {
   // logits (N,V) of tokens (N), saving what backward needs. The input is valid (checked by the
   // model) and reserve(B, T, …) was called. `rows` (model.hpp) may be empty.
   virtual void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) = 0;
+  // Forward only, for evaluation: the logits forward computes (the transformer: bit for bit in
+  // float), keeping nothing for backward or the views below (they are not valid after it). The
+  // transformer runs it in groups of examples with attention in strips (attention.hpp), so its
+  // memory grows linearly in T; by default reserve(B, T, false) then forward.
+  virtual void infer(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) {
+    reserve(B, T, false);
+    forward(logits, tokens, params, B, T, rows);
+  }
   // grads += ∂loss/∂params, given dlogits = ∂loss/∂logits (N,V) of the last forward, for its
   // tokens and params (reserve was called with need_grads).
   virtual void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) = 0;

@@ -291,6 +291,19 @@ void reduce_relative(const RelativeGrads<S>& drel, int B, int T, int C, int H) {
       }
 }
 
+// A row of weights from its scores p[0, end): α_j = softmax_j(p_j), zeros in [end, width).
+template <typename S>
+void softmax_row(S* p, int end, int width) {
+  S mx = p[0];
+  for (int j = 1; j < end; ++j) mx = std::max(mx, p[j]);
+  for (int j = 0; j < end; ++j) p[j] = exp_nonpositive_(p[j] - mx);
+  S sum = 0;
+  for (int j = 0; j < end; ++j) sum += p[j];
+  const S inv = S(1) / sum;
+  for (int j = 0; j < end; ++j) p[j] *= inv;
+  for (int j = end; j < width; ++j) p[j] = 0;
+}
+
 }  // namespace
 
 int64_t relative_scratch_size(int T, int hs) {
@@ -312,18 +325,7 @@ void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, 
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
     pair_scored(P, Q, K, keys, terms, b, h, T, C);
-    for (int i = 0; i < T; ++i) {
-      S* p = P.data() + static_cast<int64_t>(i) * T;
-      const int end = keys.end(b, i, T);
-      S mx = p[0];
-      for (int j = 1; j < end; ++j) mx = std::max(mx, p[j]);
-      for (int j = 0; j < end; ++j) p[j] = exp_nonpositive_(p[j] - mx);
-      S sum = 0;
-      for (int j = 0; j < end; ++j) sum += p[j];
-      const S inv = S(1) / sum;
-      for (int j = 0; j < end; ++j) p[j] *= inv;
-      for (int j = end; j < T; ++j) p[j] = 0;
-    }
+    for (int i = 0; i < T; ++i) softmax_row(P.data() + static_cast<int64_t>(i) * T, keys.end(b, i, T), T);
     StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
     pair_mix(O, P, V, keys.causal, nk);
   });
@@ -538,6 +540,126 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
   scatter_qk(dqkv, qk, N, C);
 }
 
+// ---- forward only, in query strips ----------------------------------------------------------
+namespace {
+
+// The strip [i0, i1) of one pair: rows, the keys its queries read ([0, kend): causal i1, else
+// the example's nk), and the per-thread scratch: the strip's scores Sc (rows × T, row stride T),
+// then under relative positions Qu, Qv (rows × hs) and Bp (rows × M).
+struct Strip {
+  int i0, i1, rows, kend;
+};
+
+// pair_scored for the strip's rows: the same products (rows of Q, Qu, Qv; the first kend keys)
+// and row passes, so each score is the value pair_scored computes; past a row's keys, unspecified.
+template <typename S, typename MQ, typename MK>
+void strip_scored(MapR<S>& Sc, S* rel, const MQ& Q, const MK& K, const AttentionKeys& keys,
+                  const ScoreTerms<S>& terms, const Strip& st, int b, int h, int T, int C) {
+  const int hs = static_cast<int>(Q.cols());
+  const S scale = S(1) / std::sqrt(S(hs));
+  const S* slope = terms.alibi_slopes ? terms.alibi_slopes + h : nullptr;
+  auto rows_of = [&](int i) { return Sc.data() + static_cast<int64_t>(i - st.i0) * T; };
+  if (!terms.relative()) {
+    product_abt(Sc.leftCols(st.kend), Q.middleRows(st.i0, st.rows), K.topRows(st.kend));
+    for (int i = st.i0; i < st.i1; ++i) score_row(rows_of(i), i, keys.end(b, i, T), scale, slope, keys.causal);
+    return;
+  }
+  const int rmin = keys.causal ? 0 : -(keys.count(b, T) - 1), M = T - rmin;
+  MapR<S> Qu(rel, st.rows, hs), Qv(rel + st.rows * hs, st.rows, hs), Bp(rel + 2 * st.rows * hs, st.rows, M);
+  const StridedRC<S> Ph(terms.rel_pos + static_cast<int64_t>(rmin + T - 1) * C + h * hs, M, hs,
+                        Eigen::OuterStride<>(C));
+  const S *u = terms.rel_u + h * hs, *v = terms.rel_v + h * hs;
+  for (int r = 0; r < st.rows; ++r)
+    for (int e = 0; e < hs; ++e) Qu(r, e) = Q(st.i0 + r, e) + u[e], Qv(r, e) = Q(st.i0 + r, e) + v[e];
+  product_abt(Sc.leftCols(st.kend), Qu, K.topRows(st.kend));
+  product_abt(Bp, Qv, Ph);
+  for (int i = st.i0; i < st.i1; ++i) {
+    S* s = rows_of(i);
+    const int end = keys.end(b, i, T);
+    const S* bp = Bp.data() + static_cast<int64_t>(i - st.i0) * M + i - rmin;
+    for (int j = 0; j < end; ++j) s[j] += bp[-j];
+    score_row(s, i, end, scale, slope, keys.causal);
+  }
+}
+
+// Every pair, strip by strip: scores(Sc, rel, Q, K, strip, b, h) fills the strip's scores,
+// row(p, b, h, i, end, kend) turns row i's into weights (zeros in [end, kend)), then the strip's
+// rows of out = weights · V over the first kend keys (pair_mix's sums: the keys past kend have
+// weight 0 in the full product).
+template <typename S, typename Scores, typename Row>
+void strip_attention(S* out, S* scratch, const S* qk, int64_t qk_stride, const S* qkv, const AttentionKeys& keys,
+                     bool relative, int B, int T, int C, int H, Scores&& scores, Row&& row) {
+  const int hs = C / H;
+  const int64_t per_thread = attention_infer_scratch_size(T, hs, relative);
+  const Eigen::OuterStride<> sq(qk_stride), s3(3 * C), s1(C);
+  const bool parallel = static_cast<int64_t>(B) * H * T * T * hs >= kMinParallelWork;
+  parallel_for(B * H, parallel, [&](int pair) {
+    const int b = pair / H, h = pair % H, nk = keys.count(b, T);
+    S* buf = scratch + omp_get_thread_num() * per_thread;
+    const S* qb = qk + static_cast<int64_t>(b) * T * qk_stride + h * hs;
+    const StridedRC<S> Q(qb, T, hs, sq), K(qb + C, T, hs, sq);
+    const StridedRC<S> V(qkv + static_cast<int64_t>(b) * T * 3 * C + 2 * C + h * hs, T, hs, s3);
+    StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
+    for (int i0 = 0; i0 < T; i0 += kAttentionStripRows) {
+      const int i1 = std::min(T, i0 + kAttentionStripRows);
+      const Strip st{i0, i1, i1 - i0, keys.causal ? i1 : nk};
+      MapR<S> Sc(buf, st.rows, T);
+      scores(Sc, buf + static_cast<int64_t>(kAttentionStripRows) * T, Q, K, st, b, h);
+      for (int i = i0; i < i1; ++i)
+        row(Sc.data() + static_cast<int64_t>(i - i0) * T, b, h, i, keys.end(b, i, T), st.kend);
+      product_ab(O.middleRows(i0, st.rows), Sc.leftCols(st.kend), V.topRows(st.kend));
+    }
+  });
+}
+
+}  // namespace
+
+int64_t attention_infer_scratch_size(int T, int hs, bool relative) {
+  const int64_t R = kAttentionStripRows;
+  return R * T + (relative ? 2 * R * hs + R * (2 * static_cast<int64_t>(T) - 1) : 0);
+}
+
+template <typename S>
+void attention_infer(S* out, S* scratch, const S* qkv, const AttentionKeys& keys, const ScoreTerms<S>& terms, int B,
+                     int T, int C, int H) {
+  strip_attention(
+      out, scratch, qkv, 3 * C, qkv, keys, terms.relative(), B, T, C, H,
+      [&](MapR<S>& Sc, S* rel, const auto& Q, const auto& K, const Strip& st, int b, int h) {
+        strip_scored(Sc, rel, Q, K, keys, terms, st, b, h, T, C);
+      },
+      [](S* p, int, int, int, int end, int kend) { softmax_row(p, end, kend); });
+}
+
+template <typename S>
+void spline_score_attention_infer(S* out, S* scratch, const S* qkv, const AttentionKeys& keys,
+                                  const ScoreTerms<S>& terms, const S* values, const SplineShape& sp, int B, int T,
+                                  int C, int H) {
+  const SplineGrid<S> g(sp);
+  strip_attention(
+      out, scratch, qkv, 3 * C, qkv, keys, terms.relative(), B, T, C, H,
+      [&](MapR<S>& Sc, S* rel, const auto& Q, const auto& K, const Strip& st, int b, int h) {
+        strip_scored(Sc, rel, Q, K, keys, terms, st, b, h, T, C);
+      },
+      [&](S* p, int, int, int, int end, int kend) {  // spline_score_attention_forward's row pass
+        for (int j = 0; j < end; ++j) p[j] = g.value(values, g.at(p[j]));
+        normalise_abs_row(p, end, kend);
+      });
+}
+
+template <typename S>
+void spline_kernel_attention_infer(S* out, S* scratch, S* phi, const S* qkv, const AttentionKeys& keys,
+                                   const S* values, const SplineShape& sp, int B, int T, int C, int H) {
+  const int64_t N = static_cast<int64_t>(B) * T;
+  gather_qk(phi, qkv, N, C);
+  spline_forward(phi, phi, values, N * 2 * C, sp);  // in place: φ(q) | φ(k)
+  strip_attention(
+      out, scratch, phi, 2 * C, qkv, keys, false, B, T, C, H,
+      [](MapR<S>& Sc, S*, const auto& FQ, const auto& FK, const Strip& st, int, int) {
+        product_abt(Sc.leftCols(st.kend), FQ.middleRows(st.i0, st.rows), FK.topRows(st.kend));  // K_ij
+      },
+      [](S* p, int, int, int, int end, int kend) { normalise_abs_row(p, end, kend); });
+}
+
 // ---------------------------------------------------------------------------------------------
 #define SRBENCH_INSTANTIATE(S)                                                                                    \
   template void attention_forward<S>(S*, S*, const S*, const AttentionKeys&, const ScoreTerms<S>&, int, int, int, \
@@ -555,7 +677,13 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
                                                    const SplineShape&, int, int, int, int);                      \
   template void spline_kernel_attention_backward<S>(S*, S*, S*, S*, S*, const S*, const S*, const S*, const S*,  \
                                                     const S*, const AttentionKeys&, const S*, const SplineShape&, \
-                                                    int, int, int, int);
+                                                    int, int, int, int);                         \
+  template void attention_infer<S>(S*, S*, const S*, const AttentionKeys&, const ScoreTerms<S>&, int, int, int,  \
+                                   int);                                                                         \
+  template void spline_score_attention_infer<S>(S*, S*, const S*, const AttentionKeys&, const ScoreTerms<S>&,    \
+                                                const S*, const SplineShape&, int, int, int, int);               \
+  template void spline_kernel_attention_infer<S>(S*, S*, S*, const S*, const AttentionKeys&, const S*,           \
+                                                 const SplineShape&, int, int, int, int);
 
 SRBENCH_INSTANTIATE(float)
 SRBENCH_INSTANTIATE(double)

@@ -97,4 +97,27 @@ void spline_kernel_attention_backward(S* dqkv, S* dvalues, S* scratch, S* qk, S*
                                       const S* att, const S* norm, const S* phi, const AttentionKeys& keys,
                                       const S* values, const SplineShape& sp, int B, int T, int C, int H);
 
+// ---- forward only (evaluation) ------------------------------------------------------------
+// The three kernels without their (B,H,T,T) outputs: each (example, head) pair runs in strips
+// of kAttentionStripRows queries, the strip's scores for the keys its queries read (a strip ×
+// keys tile), its row pass (softmax, or φ and the |·| normaliser) and its rows of out. Every
+// value is the same product, sum and row pass as in the *_forward kernels, so out equals theirs
+// bit for bit in float (sgemm's sums do not depend on how a product is split; sgemm.hpp); in
+// double (Eigen's products) to rounding. No state is kept for backward. scratch holds
+// attention_infer_scratch_size(T, hs, relative) values per OpenMP thread (omp_get_max_threads()).
+inline constexpr int kAttentionStripRows = 64;
+int64_t attention_infer_scratch_size(int T, int hs, bool relative);
+
+template <typename S>
+void attention_infer(S* out, S* scratch, const S* qkv, const AttentionKeys& keys, const ScoreTerms<S>& terms, int B,
+                     int T, int C, int H);
+template <typename S>
+void spline_score_attention_infer(S* out, S* scratch, const S* qkv, const AttentionKeys& keys,
+                                  const ScoreTerms<S>& terms, const S* values, const SplineShape& sp, int B, int T,
+                                  int C, int H);
+// phi (N,2C): φ of q | k, an output as in spline_kernel_attention_forward.
+template <typename S>
+void spline_kernel_attention_infer(S* out, S* scratch, S* phi, const S* qkv, const AttentionKeys& keys,
+                                   const S* values, const SplineShape& sp, int B, int T, int C, int H);
+
 }  // namespace srbench::model

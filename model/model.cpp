@@ -152,19 +152,37 @@ void BasicModel<S>::reserve(int B, int T, bool need_grads) {
 }
 
 template <typename S>
+void BasicModel<S>::note_call(int B, int T, int64_t scored, bool views) {
+  last_B_ = B;
+  last_T_ = T;
+  scored_ = scored;
+  views_ = views;
+}
+
+template <typename S>
 S BasicModel<S>::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T, bool need_grads,
                                   const RowLengths& rows) {
   const int64_t count = check_batch(cfg_, tokens, targets, B, T, need_grads, rows);
   reserve(B, T, need_grads);
-  last_B_ = B;
-  last_T_ = T;
-  scored_ = count;
+  note_call(B, T, count, true);
   arch_->forward(logits_.data(), tokens, params_.data(), B, T, rows);
   if (!targets || count == 0) return S(0);
   const S loss = loss_forward(losses_.data(), need_grads ? dlogits_.data() : nullptr, logits_.data(), targets, count,
                               B * T, cfg_.vocab);
   if (need_grads) arch_->backward(grads_.data(), dlogits_.data(), tokens, params_.data());
   return loss;
+}
+
+template <typename S>
+S BasicModel<S>::infer(const int32_t* tokens, const int32_t* targets, int B, int T, const RowLengths& rows) {
+  const int64_t count = check_batch(cfg_, tokens, targets, B, T, false, rows);
+  const int64_t N = static_cast<int64_t>(B) * T;
+  grow(logits_, N * cfg_.vocab);
+  grow(losses_, N);
+  note_call(B, T, count, false);
+  arch_->infer(logits_.data(), tokens, params_.data(), B, T, rows);
+  if (!targets || count == 0) return S(0);
+  return loss_forward(losses_.data(), static_cast<S*>(nullptr), logits_.data(), targets, count, B * T, cfg_.vocab);
 }
 
 template <typename S>
@@ -179,6 +197,9 @@ void BasicModel<S>::check_view(int l, bool needs_attention, const char* what) co
                      "or value vectors; check has_attention())");
   if (last_B_ == 0)
     throw ModelError(std::string(what) + ": no forward call yet (call forward before reading activations)");
+  if (!views_)
+    throw ModelError(std::string(what) + ": the last call was infer, which keeps no activations (call forward "
+                     "before reading them)");
   if (l < 0 || l >= cfg_.layers)
     throw ModelError(std::string(what) + ": layer " + std::to_string(l) + " is outside [0, " +
                      std::to_string(cfg_.layers) + ")");

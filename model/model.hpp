@@ -86,6 +86,12 @@ class BasicModel {
     return forward_backward(tokens, targets, B, T, false, rows);
   }
 
+  // Forward only, for evaluation: the loss and logits forward() returns (the transformer: bit for
+  // bit in float), in memory linear in T: no attention matrices or per-layer activations are
+  // kept (the transformer runs groups of examples with attention in query strips), so the
+  // activation views below are not available after it (ModelError until the next forward).
+  S infer(const int32_t* tokens, const int32_t* targets, int B, int T, const RowLengths& rows = {});
+
   // Results of the last call: logits [B,T,V] row-major, and how many positions were scored.
   const S* logits() const;
   int last_batch() const { return last_B_; }
@@ -112,6 +118,7 @@ class BasicModel {
 
  private:
   void reserve(int B, int T, bool need_grads);  // the loss's buffers and the architecture's workspace
+  void note_call(int B, int T, int64_t scored, bool views);  // the last call's sizes, scored rows, views
   // ModelError (naming `what`) for a bad layer, no call yet, or attention asked of a model without.
   void check_view(int l, bool needs_attention, const char* what) const;
 
@@ -121,6 +128,7 @@ class BasicModel {
   std::vector<S> logits_, dlogits_, losses_;  // (N,V), (N,V), (N) of the last call
   int last_B_ = 0, last_T_ = 0;
   int64_t scored_ = 0;
+  bool views_ = false;  // the last call kept the activations the views read (forward, not infer)
 };
 
 using Model = BasicModel<float>;

@@ -62,11 +62,21 @@ void RelativePositions<S>::forward(ScoreTerms<S>& terms, const S* params, int l,
 }
 
 template <typename S>
-void RelativePositions<S>::backward_terms(ScoreTerms<S>& terms, RelativeGrads<S>& drel, const S* params, S* grads,
-                                          int l, int T) {
+void RelativePositions<S>::reserve_infer(int T) {
+  grow(pos_, L_ * (2 * static_cast<int64_t>(T) - 1) * C_);
+}
+
+template <typename S>
+void RelativePositions<S>::saved_terms(ScoreTerms<S>& terms, const S* params, int l, int T) {
   terms.rel_u = params + u_[l];
   terms.rel_v = params + v_[l];
   terms.rel_pos = pos(l, T);
+}
+
+template <typename S>
+void RelativePositions<S>::backward_terms(ScoreTerms<S>& terms, RelativeGrads<S>& drel, const S* params, S* grads,
+                                          int l, int T) {
+  saved_terms(terms, params, l, T);
   terms.rel_scratch = scratch_.data();
   drel = {grads + u_[l], grads + v_[l], dpos_.data(), partial_.data()};
 }

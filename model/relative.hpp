@@ -31,6 +31,10 @@ class RelativePositions {
   // The same terms for the backward pass (p as forward saved it), and where the kernel puts
   // the gradients of u, v (into grads) and of p.
   void backward_terms(ScoreTerms<S>& terms, RelativeGrads<S>& drel, const S* params, S* grads, int l, int T);
+  // Forward only: sizes the saved p alone (the forward-only kernels bring their own scratch);
+  // saved_terms adds u, v and layer l's p as forward last computed it to `terms` (no scratch).
+  void reserve_infer(int T);
+  void saved_terms(ScoreTerms<S>& terms, const S* params, int l, int T);
   // After the kernel's backward: W_R's gradient += ∂pᵀ · R (into grads).
   void backward(S* grads, const S* params, int l, int T);
 

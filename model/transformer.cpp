@@ -116,6 +116,71 @@ void Transformer<S>::head_forward(S* logits, const S* P) {
   matmul_forward(logits, lnf_.data(), P + headw_, P + headb_, n, C_, V_);
 }
 
+// ---- forward only ----------------------------------------------------------------------------
+// infer: forward's logits, group by group. A group is as many whole examples as fit in
+// kInferRows rows (at least one); it goes through every block before the next group starts (so
+// LIMe's raw keys and values are those of the group's rows), with attention in query strips
+// (AttentionKernel::infer). Every stage is row by row (norms, products, activations, RoPE,
+// LIMe's mixing) or example by example (attention), with sgemm's sums independent of how a
+// product is split: the logits are forward's bit for bit in float. Memory: the groups' buffers
+// (kInferRows rows), the strips' scratch, under relative positions p (L, 2T−1, C): linear in T.
+namespace {
+constexpr int64_t kInferRows = 4096;
+}
+
+template <typename S>
+void Transformer<S>::infer(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths& rows) {
+  const int G = static_cast<int>(std::clamp<int64_t>(kInferRows / T, 1, B));
+  const int64_t R = static_cast<int64_t>(G) * T, C = C_, F = F_;
+  grow(ires_, 2 * R * C);
+  for (auto* v : {&iln_, &iatty_}) grow(*v, R * C);
+  for (auto* v : {&imean_, &irstd_}) grow(*v, R);
+  grow(iqkv_, R * 3 * C);
+  for (auto* v : {&ifc_, &iact_}) grow(*v, R * F);
+  grow(lengths_, B);
+  for (auto& stage : qkv_transforms_) stage->reserve(G, T);
+  attention_->reserve_infer(G, T);
+  attention_->prepare_infer(P, T);
+  const bool own_lengths = !cfg_.causal && rows.lengths;
+  if (own_lengths) std::copy(rows.lengths, rows.lengths + B, lengths_.begin());
+  for (int b0 = 0; b0 < B; b0 += G) {
+    const int g = std::min(G, B - b0);
+    const int64_t first = static_cast<int64_t>(b0) * T;
+    const AttentionKeys keys{cfg_.causal, own_lengths ? lengths_.data() + b0 : nullptr};
+    infer_group(logits + first * V_, tokens + first, P, g, T, keys);
+  }
+}
+
+// logits (B·T, V) of one group, as embedding_forward, block_forward and head_forward compute
+// them, in the group's buffers: x = ires_ (the stream), y = its second half (the stream after
+// attention), then x again after the MLP.
+template <typename S>
+void Transformer<S>::infer_group(S* logits, const int32_t* tokens, const S* P, int B, int T,
+                                 const AttentionKeys& keys) {
+  const int64_t R = static_cast<int64_t>(B) * T;
+  const int n = static_cast<int>(R);
+  S* x = ires_.data();
+  S* y = x + R * C_;
+  const S* pos = pos_emb_ != kNone ? P + pos_emb_ : sinusoid_.empty() ? nullptr : sinusoid_.data();
+  model::encoder_forward(x, tokens, P + tok_emb_, pos, B, T, C_);
+  for (int l = 0; l < L_; ++l) {
+    const BlockOffsets& o = blocks_[l];
+    norm_.forward(iln_.data(), imean_.data(), irstd_.data(), x, P + o.ln1w, tensor_at(P, o.ln1b), n, C_);
+    matmul_forward(iqkv_.data(), iln_.data(), P + o.qkvw, P + o.qkvb, n, C_, 3 * C_);
+    for (auto& stage : qkv_transforms_) stage->forward(iqkv_.data(), P, l, B, T);
+    attention_->infer(iatty_.data(), iqkv_.data(), P, keys, l, B, T);
+    matmul_forward(y, iatty_.data(), P + o.ow, P + o.ob, n, C_, C_);
+    residual_forward(y, y, x, R * C_);
+    norm_.forward(iln_.data(), imean_.data(), irstd_.data(), y, P + o.ln2w, tensor_at(P, o.ln2b), n, C_);
+    matmul_forward(ifc_.data(), iln_.data(), P + o.fcw, P + o.fcb, n, C_, F_);
+    activation_->forward(iact_.data(), ifc_.data(), P, l, R * F_);
+    matmul_forward(x, iact_.data(), P + o.projw, P + o.projb, n, F_, C_);
+    residual_forward(x, x, y, R * C_);
+  }
+  norm_.forward(iln_.data(), imean_.data(), irstd_.data(), x, P + lnfw_, tensor_at(P, lnfb_), n, C_);
+  matmul_forward(logits, iln_.data(), P + headw_, P + headb_, n, C_, V_);
+}
+
 // ---- backward --------------------------------------------------------------------------------
 // G += ∂loss/∂P from dlogits (N,V), after forward on the same batch.
 template <typename S>

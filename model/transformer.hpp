@@ -37,6 +37,7 @@ class Transformer final : public Architecture<S> {
   void reserve(int B, int T, bool need_grads) override;
   void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
   void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) override;
+  void infer(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
 
   bool has_attention() const override { return true; }
   const S* attention(int l) const override;
@@ -74,6 +75,8 @@ class Transformer final : public Architecture<S> {
   void mlp_residual_backward(int l, S* G, const S* P);
   void attention_residual_backward(int l, S* G, const S* P);
   void embedding_backward(S* G, const int32_t* tokens);
+  // forward only (infer): one group of B examples of T positions through every block
+  void infer_group(S* logits, const int32_t* tokens, const S* P, int B, int T, const AttentionKeys& keys);
 
   ModelConfig cfg_;
   ParamLayout layout_;
@@ -110,6 +113,10 @@ class Transformer final : public Architecture<S> {
   std::vector<S> dres_, dln_, datty_, dqkv_, dact_;  // gradients, one layer at a time: (N,C) ×3, (N,3C), (N,F)
   std::vector<S> kbias_keep_;                   // (C) the key bias's gradient kept across the qkv backward
   std::vector<S> scratch_;                      // (threads, T, T) attention backward
+  // forward only, one group of examples (rows R = its B·T) at a time: the residual stream and
+  // its half-block copy (2, R, C), a norm's output, mean, rstd (R, C), (R), (R), qkv (R, 3C),
+  // atty (R, C), fc, act (R, F)
+  std::vector<S> ires_, iln_, imean_, irstd_, iqkv_, iatty_, ifc_, iact_;
 };
 
 extern template class Transformer<float>;

@@ -1,5 +1,7 @@
 #include "model/variants.hpp"
 
+#include <omp.h>
+
 #include <cmath>
 #include <string>
 
@@ -172,17 +174,37 @@ class ScoreTermSource {
   void finish_backward(S* grads, const S* params, int l, int T) {
     if (relative_) relative_->backward(grads, params, l, T);
   }
+  // Forward only: every block's p_r for T positions computed once (prepare_infer), then read.
+  void reserve_infer(int T) {
+    if (relative_) relative_->reserve_infer(T);
+  }
+  void prepare_infer(const S* params, int L, int T) {
+    ScoreTerms<S> unused;
+    for (int l = 0; relative_ && l < L; ++l) relative_->forward(unused, params, l, T);
+  }
+  ScoreTerms<S> infer(const S* params, int l, int T) {
+    ScoreTerms<S> terms{data_or_null(slopes_)};
+    if (relative_) relative_->saved_terms(terms, params, l, T);
+    return terms;
+  }
+  bool relative() const { return relative_ != nullptr; }
 
  private:
   std::vector<S> slopes_;
   std::unique_ptr<RelativePositions<S>> relative_;
 };
 
+// The forward-only kernels' per-thread strip scratch (attention_infer_scratch_size).
+template <typename S>
+void grow_strip_scratch(std::vector<S>& v, int T, int hs, bool relative) {
+  grow(v, omp_get_max_threads() * attention_infer_scratch_size(T, hs, relative));
+}
+
 template <typename S>
 class SoftmaxAttention final : public AttentionKernel<S> {
  public:
   SoftmaxAttention(const ModelConfig& cfg, const ParamLayout& layout)
-      : C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout) {}
+      : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout) {}
   void reserve(int B, int T) override { terms_.reserve(B, T); }
   void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
                int T) override {
@@ -195,10 +217,19 @@ class SoftmaxAttention final : public AttentionKernel<S> {
     attention_backward(dqkv, drel, scratch, dout, qkv, att, keys, terms, B, T, C_, H_);
     terms_.finish_backward(grads, params, l, T);
   }
+  void reserve_infer(int, int T) override {
+    terms_.reserve_infer(T);
+    grow_strip_scratch(strip_, T, C_ / H_, terms_.relative());
+  }
+  void prepare_infer(const S* params, int T) override { terms_.prepare_infer(params, L_, T); }
+  void infer(S* out, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B, int T) override {
+    attention_infer(out, strip_.data(), qkv, keys, terms_.infer(params, l, T), B, T, C_, H_);
+  }
 
  private:
-  int C_, H_;
+  int L_, C_, H_;
   ScoreTermSource<S> terms_;
+  std::vector<S> strip_;
 };
 
 // α_ij = φ(s_ij) / (Σ_j' |φ(s_ij')| + ε). Saves the scores (L,B,H,T,T) and the row
@@ -228,6 +259,15 @@ class SplineScoreAttention final : public AttentionKernel<S> {
                                     H_);
     terms_.finish_backward(grads, params, l, T);
   }
+  void reserve_infer(int, int T) override {
+    terms_.reserve_infer(T);
+    grow_strip_scratch(strip_, T, C_ / H_, terms_.relative());
+  }
+  void prepare_infer(const S* params, int T) override { terms_.prepare_infer(params, L_, T); }
+  void infer(S* out, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B, int T) override {
+    spline_score_attention_infer(out, strip_.data(), qkv, keys, terms_.infer(params, l, T), spline_.values(params, l),
+                                 spline_.shape, B, T, C_, H_);
+  }
 
  private:
   int64_t pairs(int B) const { return static_cast<int64_t>(B) * H_; }
@@ -235,7 +275,7 @@ class SplineScoreAttention final : public AttentionKernel<S> {
   S* norm(int l, int B, int T) { return norm_.data() + l * pairs(B) * T; }
   int L_, C_, H_;
   ScoreTermSource<S> terms_;
-  std::vector<S> scores_, norm_;
+  std::vector<S> scores_, norm_, strip_;
   SplineSites spline_;
 };
 
@@ -265,12 +305,22 @@ class SplineKernelAttention final : public AttentionKernel<S> {
                                      att, norm(l, B, T), phi(l, B, T), keys, spline_.values(params, l),
                                      spline_.shape, B, T, C_, H_);
   }
+  // Forward only: qk_ holds φ(q) | φ(k) of the call's rows.
+  void reserve_infer(int B, int T) override {
+    grow(qk_, static_cast<int64_t>(B) * T * 2 * C_);
+    grow_strip_scratch(strip_, T, C_ / H_, false);
+  }
+  void prepare_infer(const S*, int) override {}
+  void infer(S* out, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B, int T) override {
+    spline_kernel_attention_infer(out, strip_.data(), qk_.data(), qkv, keys, spline_.values(params, l),
+                                  spline_.shape, B, T, C_, H_);
+  }
 
  private:
   S* norm(int l, int B, int T) { return norm_.data() + l * static_cast<int64_t>(B) * T * H_; }
   S* phi(int l, int B, int T) { return phi_.data() + l * static_cast<int64_t>(B) * T * 2 * C_; }
   int L_, C_, H_;
-  std::vector<S> norm_, phi_, qk_, dphi_;
+  std::vector<S> norm_, phi_, qk_, dphi_, strip_;
   SplineSites spline_;
 };
 

@@ -85,6 +85,13 @@ class AttentionKernel {
   // as in the forward pass.
   virtual void backward(S* dqkv, S* grads, S* scratch, const S* dout, const S* qkv, const S* att, const S* params,
                         const AttentionKeys& keys, int l, int B, int T) = 0;
+  // Forward only (attention.hpp's *_infer kernels): reserve_infer sizes the strip scratch for B
+  // sequences of T positions; prepare_infer computes, once per batch, what every block's call
+  // reads (under relative positions each block's p_r); infer writes out (N,C), bit for bit
+  // forward's in float, and keeps nothing.
+  virtual void reserve_infer(int B, int T) = 0;
+  virtual void prepare_infer(const S* params, int T) = 0;
+  virtual void infer(S* out, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B, int T) = 0;
 };
 template <typename S>
 std::unique_ptr<AttentionKernel<S>> make_attention(const ModelConfig& cfg, const ParamLayout& layout);

@@ -25,7 +25,7 @@ bool SeenSet::contains(const std::vector<int32_t>& tokens) const {
 
 BatchScorer model_scorer(model::Model& m) {
   return [&m](const Batch& bt) {
-    const double mean_loss = m.forward(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
+    const double mean_loss = m.infer(bt.tokens.data(), bt.targets.data(), bt.B, bt.T, bt.rows());
     BatchOutput out;
     out.logits = m.logits();
     out.vocab = m.config().vocab;

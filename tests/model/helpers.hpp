@@ -29,6 +29,11 @@ inline model::ModelConfig tiny_config(model::Position pos, model::Norm norm, mod
   return c;
 }
 
+// Every position scheme of model.md and chomsky.md §7.3.
+inline const std::vector<model::Position> kAllPositions = {model::Position::None,     model::Position::Learned,
+                                                           model::Position::Sinusoidal, model::Position::Rope,
+                                                           model::Position::Alibi,    model::Position::Relative};
+
 struct Batch {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets;

@@ -23,8 +23,7 @@ using srbench::test::Batch;
 
 namespace {
 
-const std::vector<Position> kPositions = {Position::None,     Position::Learned, Position::Sinusoidal,
-                                          Position::Rope,     Position::Alibi,   Position::Relative};
+const std::vector<Position>& kPositions = srbench::test::kAllPositions;
 
 // A variant beyond position and norm: the attention kind, or LIMe.
 struct Variant {

@@ -223,3 +223,54 @@ TEST_CASE("no allocation in training steps after the first: bidirectional, mixed
     }
   }
 }
+
+// ---- the forward-only evaluation path (Model::infer): memory linear in T --------------------
+
+namespace {
+
+// Bytes the first infer of a fresh model allocates for B examples of T positions.
+long infer_bytes(const ModelConfig& cfg, int B, int T) {
+  std::vector<int32_t> tokens(static_cast<size_t>(B) * T), targets(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = targets[i] = static_cast<int32_t>((i * 5 + 1) % cfg.vocab);
+  Model m(cfg);
+  m.init(1);
+  g_bytes = 0;
+  g_counting = true;
+  m.infer(tokens.data(), targets.data(), B, T);
+  g_counting = false;
+  return g_bytes.load();
+}
+
+}  // namespace
+
+TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every attention and position") {
+  omp_set_num_threads(2);
+  struct Variant {
+    const char* name;
+    Attention attention;
+    Position position;
+    bool causal;
+  };
+  const Variant variants[] = {{"softmax, learned, causal", Attention::Softmax, Position::Learned, true},
+                              {"softmax, relative, bidirectional", Attention::Softmax, Position::Relative, false},
+                              {"spline-score, alibi, bidirectional", Attention::SplineScore, Position::Alibi, false},
+                              {"spline-kernel, rope, causal", Attention::SplineKernel, Position::Rope, true}};
+  for (const Variant& v : variants) {
+    INFO(v.name);
+    ModelConfig c = config_s();
+    c.max_len = 2048;
+    c.attention = v.attention;
+    c.position = v.position;
+    c.causal = v.causal;
+    const int B = 4;
+    const long at1k = infer_bytes(c, B, 1024), at2k = infer_bytes(c, B, 2048);
+    // One layer's attention weights at T = 2048 alone would be B·H·T²·4 bytes = 256 MB. A group's
+    // buffers (4096 rows whatever T: about 16 MB here) do not grow with T; the logits, the strips
+    // and the relative positions grow linearly: going from T = 1024 to 2048 adds a few MB, where
+    // a T² term would add three quarters of its size at 2048.
+    const long one_matrix = static_cast<long>(B) * c.heads * 2048L * 2048L * 4;
+    INFO("bytes at T=1024: " << at1k << ", at T=2048: " << at2k);
+    CHECK(at2k < one_matrix / 8);
+    CHECK(at2k - at1k < one_matrix / 64);
+  }
+}
