@@ -53,12 +53,20 @@ uint64_t peak_rss(const std::vector<std::string>& args, int* exit_code) {
   return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
 }
 
+// The suite kSuite written to `dir`/mem.yaml; the memory estimate of its one run.
+MemoryEstimate write_and_estimate(const TempDir& dir) {
+  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
+  const Suite suite = load_suite(dir.file("mem.yaml"), {});
+  REQUIRE(suite.runs.size() == 1);
+  return estimate_memory(suite.runs[0]);
+}
+
 }  // namespace
 
 TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up front, naming the entry and the estimate",
           "[harness][sweep][resources]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
+  const uint64_t e = write_and_estimate(dir).total();
   const auto big = run_srbench({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--set", "model.d_model=65536",
                                 "--set", "model.layers=64"});
   INFO(big.out << big.err);
@@ -71,9 +79,6 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
             .exit_code == 2);
 
   // The rule: a run's estimate E fits when E <= memory / runs at once.
-  const Suite suite = load_suite(dir.file("mem.yaml"), {});
-  REQUIRE(suite.runs.size() == 1);
-  const uint64_t e = estimate_memory(suite.runs[0]).total();
   const auto dry = run_srbench({"sweep", dir.file("mem.yaml"), "--dry-run", "--out", dir.file("r/mem.h5")});
   INFO(dry.out << dry.err);
   REQUIRE(dry.exit_code == 0);
@@ -97,9 +102,7 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
 
 TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
-  const Suite suite = load_suite(dir.file("mem.yaml"), {});
-  const MemoryEstimate e = estimate_memory(suite.runs[0]);
+  const MemoryEstimate e = write_and_estimate(dir);
   int code = -1;
   const uint64_t peak = peak_rss({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, &code);
   INFO("estimate " << describe_estimate(e) << ", measured peak " << bytes_text(peak));
