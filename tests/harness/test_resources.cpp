@@ -115,6 +115,29 @@ TEST_CASE("resources: the estimate is above a real run's measured peak, and not 
   CHECK(e.total() <= 3 * peak);
 }
 
+TEST_CASE("resources: for recurrent models (lstm, stack_rnn) the estimate is above the measured peak, and within 2x",
+          "[harness][sweep][resources]") {
+  // Training batches of 64 x 256 tokens with gradients, evaluation batches of 64 x 500 without.
+  for (const char* arch : {"lstm", "stack_rnn"}) {
+    INFO("arch " << arch);
+    TempDir dir;
+    srbench::test::write_file(dir.file("rec.yaml"), std::string("name: rec\nseeds: [0]\ndefaults:\n  model: {arch: ") + arch +
+                                                        ", layers: 1, d_model: 256, max_len: 600}\n"
+                                                        "  train: {steps: 2, batch: 64, eval_every: 2, warmup: 1, length: [250, 256]}\n"
+                                                        "  eval: {examples: 64, val_examples: 64, lengths: [500]}\n"
+                                                        "tasks:\n  - task: parity_check\n");
+    const Suite suite = load_suite(dir.file("rec.yaml"), {});
+    REQUIRE(suite.runs.size() == 1);
+    const MemoryEstimate e = estimate_memory(suite.runs[0]);
+    int code = -1;
+    const uint64_t peak = peak_rss({"sweep", dir.file("rec.yaml"), "--out", dir.file("r/rec.h5"), "--jobs", "1"}, &code);
+    INFO("estimate " << describe_estimate(e) << ", measured peak " << bytes_text(peak));
+    REQUIRE(code == 0);
+    CHECK(peak <= e.total());
+    CHECK(e.total() <= 2 * peak);
+  }
+}
+
 TEST_CASE("resources: a run that still runs out of memory (--memory overstated) is recorded failed (std::bad_alloc), "
           "and the sweep exits 3",
           "[harness][sweep][resources]") {
