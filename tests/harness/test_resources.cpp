@@ -100,7 +100,7 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
   CHECK(run_srbench({"sweep", dir.file("two.yaml"), "--dry-run", "--memory", "lots"}).exit_code == 2);
 }
 
-TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources]") {
+TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources][no-asan]") {
   TempDir dir;
   const MemoryEstimate e = write_and_estimate(dir);
   int code = -1;
@@ -116,7 +116,7 @@ TEST_CASE("resources: the estimate is above a real run's measured peak, and not 
 }
 
 TEST_CASE("resources: for recurrent models (lstm, stack_rnn) the estimate is above the measured peak, and within 2x",
-          "[harness][sweep][resources]") {
+          "[harness][sweep][resources][no-asan]") {
   // Training batches of 64 x 256 tokens with gradients, evaluation batches of 64 x 500 without.
   for (const char* arch : {"lstm", "stack_rnn"}) {
     INFO("arch " << arch);
@@ -140,7 +140,7 @@ TEST_CASE("resources: for recurrent models (lstm, stack_rnn) the estimate is abo
 
 TEST_CASE("resources: a run that still runs out of memory (--memory overstated) is recorded failed (std::bad_alloc), "
           "and the sweep exits 3",
-          "[harness][sweep][resources]") {
+          "[harness][sweep][resources][no-asan]") {
   TempDir dir;
   srbench::test::write_file(dir.file("ba.yaml"), R"(name: ba
 seeds: [0]
