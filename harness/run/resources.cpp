@@ -74,6 +74,17 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   return e;
 }
 
+MemoryEstimate estimate_search_memory(const SearchSpec& search, int threads) {
+  RunSpec run;
+  run.task = search.task, run.params = search.params, run.model = search.model, run.train = search.train;
+  run.eval = search.eval;
+  run.eval.lengths.clear(), run.eval.shifts.clear();  // validation only, at the training lengths
+  MemoryEstimate e = estimate_memory(run, threads);
+  const uint64_t M = static_cast<uint64_t>(std::max<int64_t>(search.population, 1));
+  e.parameters *= M, e.optimiser *= M, e.activations *= M, e.workspaces *= M;
+  return e;
+}
+
 std::string bytes_text(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);
