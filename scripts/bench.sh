@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Training throughput, ours beside PyTorch (docs/performance.md): builds Release, then runs
 # bench/run_bench.py (about 10 minutes; --skip-sweep leaves out the sweep, about 4 of them).
-# First, task generation from Python against C++ (bench/bench_python_tasks.py, half a minute).
+# First, task generation from Python against C++ (bench/bench_python_tasks.py, about a minute).
 #   bash scripts/bench.sh [--skip-sweep] [--repeats N] [--steps N] [--configs S,M,L] [--threads 1,2]
 #                         [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
 # The recurrent rows (rnn, lstm, gru beside torch.nn.RNN / LSTM / GRU) follow the transformer's;

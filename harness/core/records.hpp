@@ -59,6 +59,9 @@ struct Diagnostics {
   std::vector<double> attn_max;        // [layers·heads]
   std::vector<double> value_entropy;   // [layers]
   std::vector<double> hidden_entropy;  // [layers]
+  // LIMe's measure of the same vectors (diagnostics.hpp, renyi_matrix_entropy): [layers] like the
+  // two above; empty when read from a file written before it existed.
+  std::vector<double> value_entropy_lime, hidden_entropy_lime;
   bool empty() const { return layers == 0; }
   bool has_attention() const { return heads > 0; }
 };

@@ -11,6 +11,14 @@ ConfigError::ConfigError(const std::string& file, int line, const std::string& p
       path_(path),
       line_(line) {}
 
+RunResult result_of(const RunSpec& spec) {
+  RunResult r;
+  r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
+  r.seed = spec.seed;
+  r.config_yaml = spec.resolved_yaml;
+  return r;
+}
+
 std::string short_hash(const std::string& text) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;

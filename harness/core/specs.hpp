@@ -99,6 +99,10 @@ struct RunSpec {
   bool needs_splines_file() const { return !splines_from.empty() && search < 0; }
 };
 
+// A run's result before it is trained: its identity (id, task, entry, model, grid, seed, the
+// resolved config) copied from its spec, the rest at its defaults.
+RunResult result_of(const RunSpec& spec);
+
 // Stage 1 of a spline search (spline-search.md, `searches:`): M models with seeds
 // seed..seed+M−1, own weights, one shared set of splines trained on D_arch.
 struct SearchSpec {

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 #include <tuple>
+#include <variant>
 
 #include "harness/results/results.hpp"
 #include "harness/run/data.hpp"
@@ -103,63 +105,78 @@ BufferPool& buffer_pool() {
   return *pool;
 }
 
-// An int32 NumPy array that owns `data` (no copy).
-py::array_t<int32_t> owned_array(std::unique_ptr<int32_t[]> data, std::vector<py::ssize_t> shape) {
-  int32_t* raw = data.release();
-  py::capsule free_it(raw, [](void* p) { delete[] static_cast<int32_t*>(p); });
-  return py::array_t<int32_t>(shape, raw, free_it);
+// Arrays of shape `shape` over `data`, each keeping `owner` (the capsule that frees their memory)
+// alive: several arrays of a batch share one block and one capsule.
+py::array_t<int32_t> array_over(int32_t* data, std::vector<py::ssize_t> shape, const py::capsule& owner) {
+  return py::array_t<int32_t>(std::move(shape), data, owner);
+}
+py::capsule owning(std::unique_ptr<int32_t[]> data) {
+  return py::capsule(data.release(), [](void* p) { delete[] static_cast<int32_t*>(p); });
+}
+// A pool buffer's capsule, which gives the buffer back when the last array over it is freed.
+py::capsule pooled(Buffer* b) {
+  return py::capsule(b, [](void* p) { buffer_pool().give(static_cast<Buffer*>(p)); });
 }
 
-// An int32 NumPy array over a pool buffer, which it gives back when it is freed.
-py::array_t<int32_t> pooled_array(Buffer* b, std::vector<py::ssize_t> shape) {
-  py::capsule give_back(b, [](void* p) { buffer_pool().give(static_cast<Buffer*>(p)); });
-  return py::array_t<int32_t>(shape, b->data.get(), give_back);
+// Copies n int32 (a row, often a short one) without a call to memmove per row: fixed-size
+// blocks of 8, then of 4, 2 and 1, which the compiler inlines as moves.
+inline void copy_row(const int32_t* __restrict from, size_t n, int32_t* __restrict to) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(to + i, from + i, 8 * sizeof(int32_t));
+  if (i + 4 <= n) std::memcpy(to + i, from + i, 4 * sizeof(int32_t)), i += 4;
+  if (i + 2 <= n) std::memcpy(to + i, from + i, 2 * sizeof(int32_t)), i += 2;
+  if (i < n) to[i] = from[i];
 }
 
 // Examples 0..count−1 drawn by draw(k, n_k, example) at lengths length(k), as Batch::assemble
 // lays them out (right-padded to the longest with token 0 and target −1) but written straight
-// into the rows: each example goes through one reused Example (no batch of them held), its rows
-// strided by the longest example the lengths allow, then packed to the longest drawn.
+// into the rows: each example goes through one reused Example (no batch of them held), its row
+// (stride: the longest example the lengths allow) padded at once, and the rows packed to the
+// longest example drawn only when that is shorter. `fixed`: every length(k) is length(0).
 template <typename Length, typename Draw>
-PyBatch draw_batch(const tasks::Task& task, int64_t count, Length length, Draw draw) {
+PyBatch draw_batch(const tasks::Task& task, int64_t count, bool fixed, Length length, Draw draw) {
   size_t cap = 0;
-  for (int64_t k = 0; k < count; ++k) {
+  for (int64_t k = 0; k < (fixed ? 1 : count); ++k) {
     task.check_length(length(k));  // a bad n: the TaskError sample_into would throw
     cap = std::max(cap, static_cast<size_t>(task.max_sequence_length(length(k))));
   }
   const size_t B = static_cast<size_t>(count);
-  Buffer* tokens_buf = buffer_pool().take(B * cap);
-  Buffer* targets_buf = buffer_pool().take(B * cap);
-  int32_t* tokens = tokens_buf->data.get();
-  int32_t* targets = targets_buf->data.get();
-  std::unique_ptr<int32_t[]> lengths(new int32_t[B]), input_lengths(new int32_t[B]);
+  // tokens and targets in one pool buffer, lengths and input_lengths in one block
+  std::unique_ptr<Buffer> rows(buffer_pool().take(2 * B * cap));
+  int32_t* tokens = rows->data.get();
+  int32_t* targets = tokens + B * cap;
+  std::unique_ptr<int32_t[]> per_example(new int32_t[2 * B]);
+  int32_t* lengths = per_example.get();
+  int32_t* input_lengths = lengths + B;
   size_t T = 0;
   {
     py::gil_scoped_release release;
-    thread_local tasks::Example ex;
+    tasks::Example ex;
+    ex.tokens.reserve(cap), ex.targets.reserve(cap);
     for (size_t k = 0; k < B; ++k) {
       draw(static_cast<int64_t>(k), length(static_cast<int64_t>(k)), ex);
       const size_t L = ex.tokens.size();
       if (L > cap) throw std::logic_error(task.name() + ": an example longer than max_sequence_length");
-      std::copy(ex.tokens.begin(), ex.tokens.end(), tokens + k * cap);
-      std::copy(ex.targets.begin(), ex.targets.end(), targets + k * cap);
+      int32_t* row_tokens = tokens + k * cap;
+      int32_t* row_targets = targets + k * cap;
+      copy_row(ex.tokens.data(), L, row_tokens);
+      copy_row(ex.targets.data(), L, row_targets);
+      std::fill(row_tokens + L, row_tokens + cap, 0);
+      std::fill(row_targets + L, row_targets + cap, tasks::kNotScored);
       lengths[k] = static_cast<int32_t>(L);
       input_lengths[k] = ex.input_length;
       T = std::max(T, L);
     }
-    for (size_t k = 0; k < B; ++k) {  // pack rows of stride cap to stride T, then pad
-      const size_t L = static_cast<size_t>(lengths[k]);
-      if (T != cap && k > 0) {
-        std::copy(tokens + k * cap, tokens + k * cap + L, tokens + k * T);
-        std::copy(targets + k * cap, targets + k * cap + L, targets + k * T);
+    if (T != cap)  // pack rows of stride cap to stride T (row k moves left: k·T ≤ k·cap)
+      for (size_t k = 1; k < B; ++k) {
+        std::memmove(tokens + k * T, tokens + k * cap, T * sizeof(int32_t));
+        std::memmove(targets + k * T, targets + k * cap, T * sizeof(int32_t));
       }
-      std::fill(tokens + k * T + L, tokens + (k + 1) * T, 0);
-      std::fill(targets + k * T + L, targets + (k + 1) * T, tasks::kNotScored);
-    }
   }
   const auto b = static_cast<py::ssize_t>(B), t = static_cast<py::ssize_t>(T);
-  return {pooled_array(tokens_buf, {b, t}), pooled_array(targets_buf, {b, t}), owned_array(std::move(lengths), {b}),
-          owned_array(std::move(input_lengths), {b})};
+  const py::capsule rows_owner = pooled(rows.release()), per_example_owner = owning(std::move(per_example));
+  return {array_over(tokens, {b, t}, rows_owner), array_over(targets, {b, t}, rows_owner),
+          array_over(lengths, {b}, per_example_owner), array_over(input_lengths, {b}, per_example_owner)};
 }
 
 struct PyTask {
@@ -176,7 +193,7 @@ struct PyTask {
     if (n > 1'000'000) value_error("n " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
     const int len = static_cast<int>(std::max<int64_t>(n, -1));
-    return draw_batch(*task, count, [len](int64_t) { return len; }, [&](int64_t k, int n_k, tasks::Example& ex) {
+    return draw_batch(*task, count, true, [len](int64_t) { return len; }, [&](int64_t k, int n_k, tasks::Example& ex) {
       task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
     });
   }
@@ -190,7 +207,7 @@ struct PyTask {
       if (n > 1'000'000) value_error("length " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
     return draw_batch(
-        *task, static_cast<int64_t>(lengths.size()),
+        *task, static_cast<int64_t>(lengths.size()), false,
         [&](int64_t k) { return static_cast<int>(std::max<int64_t>(lengths[static_cast<size_t>(k)], -1)); },
         [&](int64_t k, int n_k, tasks::Example& ex) {
           task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
@@ -296,18 +313,28 @@ std::string data_grid(const std::string& grid) {
   return out;
 }
 
+// A run attribute's value as a Python str, int or float.
+py::object cell_value(const model::h5::Cell& c) {
+  return std::visit([](const auto& v) { return py::object(py::cast(v)); }, c);
+}
+
+// The run attributes of one kind (the results stage's table, run_attribute_values) as a dict.
+py::dict attributes(const harness::RunResult& r, harness::RunAttributeKind kind) {
+  py::dict d;
+  for (const auto& a : harness::run_attribute_values(r))
+    if (a.kind == kind) d[py::str(a.name)] = cell_value(a.value);
+  return d;
+}
+
+// Each run as {index, id} and its identity attributes as a run file records them (config, task,
+// entry, model, grid, seed).
 py::list run_list(const PySuite& s) {
   py::list out;
   for (const auto& r : s.suite.runs) {
     py::dict d;
     d["index"] = r.index;
     d["id"] = r.id;
-    d["task"] = r.task;
-    d["entry"] = r.entry;
-    d["model"] = r.model_name;
-    d["seed"] = r.seed;
-    d["grid"] = r.grid;
-    d["config"] = r.resolved_yaml;
+    for (const auto& [k, v] : attributes(harness::result_of(r), harness::RunAttributeKind::Identity)) d[k] = v;
     out.append(d);
   }
   return out;
@@ -478,10 +505,8 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   res.spec.id = harness::short_hash(res.spec.resolved_yaml);
   res.suite_text = s.suite.text;
   res.suite_name = s.suite.name;
+  res.run = harness::result_of(res.spec);
   harness::RunResult& r = res.run;
-  r.run_id = res.spec.id, r.task = base.task, r.entry = base.entry, r.model = model_name, r.grid = res.spec.grid;
-  r.seed = base.seed;
-  r.config_yaml = res.spec.resolved_yaml;
   const auto start = std::chrono::steady_clock::now();
   const auto task = tasks::make_task(base.task, base.params, {base.train.data_seed});
   r.bits_per_byte = task->reports_bits_per_byte();
@@ -513,20 +538,6 @@ std::string write_result(const PyResult& res, const std::string& out) {
     harness::write_run_file(path, res.run, res.suite_text, nullptr);
   }
   return path;
-}
-
-py::dict metrics_dict(const harness::RunMetrics& m, const std::string& task) {
-  py::dict d;
-  d["id_acc"] = m.id_acc;
-  d["ood_length_acc"] = m.ood_length_acc;
-  d["shift_acc"] = m.shift_acc;
-  d["shortcut_gap"] = m.shortcut_gap;
-  d["steps_to_target"] = m.steps_to_target;
-  d["final_train_loss"] = m.final_train_loss;
-  d["fitted"] = m.fitted;
-  const tasks::TaskInfo* info = tasks::find_task(task);
-  if (info && !info->level.empty()) d["ood_token_acc"] = m.ood_token_acc;
-  return d;
 }
 
 // The evaluation rows as (length, condition, loss, token_acc, seq_acc, input_space) tuples.
@@ -605,7 +616,7 @@ PYBIND11_MODULE(_srbench, m) {
   py::class_<PyResult>(m, "Result")
       .def_property_readonly("run_id", [](const PyResult& r) { return r.run.run_id; })
       .def_property_readonly("config", [](const PyResult& r) { return r.run.config_yaml; })
-      .def_property_readonly("metrics", [](const PyResult& r) { return metrics_dict(r.run.metrics, r.run.task); })
+      .def_property_readonly("metrics", [](const PyResult& r) { return attributes(r.run, harness::RunAttributeKind::Metric); })
       .def_property_readonly("_rows", [](const PyResult& r) { return rows_of(r.run); })
       .def_property("tokens_per_s", [](const PyResult& r) { return r.run.tokens_per_s; },
                     [](PyResult& r, double v) { r.run.tokens_per_s = v; })

@@ -38,11 +38,14 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
   }
   out.runs = static_cast<int>(ds.size());
   if (ds.empty()) return {};
+  // Over the runs that have the field (every run has each but LIMe's measure, which files written
+  // before it lack).
   auto over_seeds = [&](std::vector<double> Diagnostics::*field, size_t size) {
     std::vector<SeedStats> stats;
     for (size_t i = 0; i < size; ++i) {
       std::vector<double> values;
-      for (const Diagnostics* d : ds) values.push_back((d->*field).at(i));
+      for (const Diagnostics* d : ds)
+        if ((d->*field).size() == size) values.push_back((d->*field)[i]);
       stats.push_back(seed_stats(values));
     }
     return stats;
@@ -52,6 +55,8 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
   out.attn_max = over_seeds(&Diagnostics::attn_max, LH);
   out.value_entropy = over_seeds(&Diagnostics::value_entropy, out.heads > 0 ? L : 0);  // none without attention
   out.hidden_entropy = over_seeds(&Diagnostics::hidden_entropy, L);
+  out.value_entropy_lime = over_seeds(&Diagnostics::value_entropy_lime, out.heads > 0 ? L : 0);
+  out.hidden_entropy_lime = over_seeds(&Diagnostics::hidden_entropy_lime, L);
   return out;
 }
 

@@ -35,6 +35,8 @@ struct DiagnosticsStats {
   int runs = 0;                                        // runs that entered
   std::vector<SeedStats> attn_entropy, attn_max;       // [layers·heads], row-major
   std::vector<SeedStats> value_entropy, hidden_entropy;  // [layers]; value_entropy empty when heads is 0
+  // LIMe's measure, over the runs that have it (n 0 where none has: files written before it).
+  std::vector<SeedStats> value_entropy_lime, hidden_entropy_lime;
   bool empty() const { return runs == 0; }
   bool has_attention() const { return heads > 0; }
 };

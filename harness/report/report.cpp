@@ -180,7 +180,20 @@ std::string summary_csv(const std::vector<GroupReport>& groups) {
 const char* kDiagLegend =
     "attn_entropy: mean normalised entropy of a head's attention rows (1 = uniform over the keys,\n"
     "0 = one key); attn_max: mean largest weight of a row; value_entropy, hidden_entropy: mean matrix\n"
-    "entropy of a sequence's values / block outputs (log T = orthogonal, 0 = collapsed)";
+    "entropy of a sequence's values / block outputs (log T = orthogonal, 0 = collapsed); value_lime,\n"
+    "hidden_lime: LIMe's measure of the same vectors (features standardised over the batch, Renyi\n"
+    "entropy of order 1/2; \"-\" for runs written before it)";
+
+// A layer's row of the layer table: value_entropy, hidden_entropy and LIMe's measure of each
+// ("-" where a model has no values, or its runs predate LIMe's measure).
+std::vector<std::string> layer_row(const DiagnosticsStats& d, int l) {
+  auto cell = [&](const std::vector<SeedStats>& v) {
+    return static_cast<size_t>(l) < v.size() && v[l].n > 0 ? fixed(v[l].mean, 3) : std::string("-");
+  };
+  return {std::to_string(l), cell(d.value_entropy), cell(d.hidden_entropy), cell(d.value_entropy_lime),
+          cell(d.hidden_entropy_lime)};
+}
+const std::vector<std::string> kLayerHead = {"layer", "value_entropy", "hidden_entropy", "value_lime", "hidden_lime"};
 
 std::string diag_count_text(const GroupReport& g) {
   return "runs with diagnostics: " + std::to_string(g.diag.runs) + " of " + std::to_string(g.runs);
@@ -207,11 +220,16 @@ std::string diag_text(const std::vector<GroupReport>& groups, const std::string&
     if (g.diag.empty()) continue;
     const auto& d = g.diag;
     // value_entropy "-" for a model without attention (a recurrent arch): it has no values
-    os << "  " << pad_right("layer", 14) << pad_left("value_entropy", 15) << pad_left("hidden_entropy", 16) << "\n";
-    for (int l = 0; l < d.layers; ++l)
-      os << "  " << pad_right("layer " + std::to_string(l), 14)
-         << pad_left(d.has_attention() ? fixed(d.value_entropy[l].mean, 3) : "-", 15)
-         << pad_left(fixed(d.hidden_entropy[l].mean, 3), 16) << "\n";
+    os << "  " << pad_right(kLayerHead[0], 14);
+    const int width[] = {0, 15, 16, 13, 13};
+    for (size_t k = 1; k < kLayerHead.size(); ++k) os << pad_left(kLayerHead[k], width[k]);
+    os << "\n";
+    for (int l = 0; l < d.layers; ++l) {
+      const auto row = layer_row(d, l);
+      os << "  " << pad_right("layer " + row[0], 14);
+      for (size_t k = 1; k < row.size(); ++k) os << pad_left(row[k], width[k]);
+      os << "\n";
+    }
     if (!d.has_attention()) {
       os << "  (no attention: attn_entropy, attn_max and value_entropy do not exist)\n";
       continue;
@@ -230,10 +248,8 @@ std::string diag_markdown(const std::vector<GroupReport>& groups, const std::str
     os << "\n" << heading(group_title(g), ReportFormat::markdown, 3) << diag_count_text(g) << "\n\n";
     if (g.diag.empty()) continue;
     const auto& d = g.diag;
-    Table layers{{"layer", "value_entropy", "hidden_entropy"}, {}};
-    for (int l = 0; l < d.layers; ++l)
-      layers.rows.push_back({std::to_string(l), d.has_attention() ? fixed(d.value_entropy[l].mean, 3) : "-",
-                             fixed(d.hidden_entropy[l].mean, 3)});
+    Table layers{kLayerHead, {}};
+    for (int l = 0; l < d.layers; ++l) layers.rows.push_back(layer_row(d, l));
     os << render_markdown(layers) << "\n";
     if (!d.has_attention()) {
       os << "No attention: attn_entropy, attn_max and value_entropy do not exist.\n";
@@ -255,6 +271,9 @@ std::string diag_csv(const std::vector<GroupReport>& groups) {
       for (int h = 0; h < d.heads; ++h) csv_add(t, g, {diag_metric_name("attn_max", l, h)}, d.attn_max[row + h], true);
       if (d.has_attention()) csv_add(t, g, {diag_metric_name("value_entropy", l)}, d.value_entropy[l], true);
       csv_add(t, g, {diag_metric_name("hidden_entropy", l)}, d.hidden_entropy[l], true);
+      if (d.has_attention() && d.value_entropy_lime[l].n > 0)
+        csv_add(t, g, {diag_metric_name("value_entropy_lime", l)}, d.value_entropy_lime[l], true);
+      if (d.hidden_entropy_lime[l].n > 0) csv_add(t, g, {diag_metric_name("hidden_entropy_lime", l)}, d.hidden_entropy_lime[l], true);
     }
   }
   return render_csv(t);

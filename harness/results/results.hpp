@@ -54,6 +54,19 @@ void write_run_file(const std::string& path, const RunResult& result, const std:
 // Writes the group /runs/<result.run_id> (and /runs if needed) into an open file.
 void write_run_group(hid_t file, const RunResult& result, const model::Model* checkpoint);
 
+// The run group's scalar attributes, in the order the run files list them: each one's name,
+// what it is (the run's identity, copied from its RunSpec; its outcome; a derived metric of
+// RunMetrics), whether files written before it existed lack it, and its value for `result`.
+// Adding an attribute to the table (run_file.cpp) adds it here, and so to every reader of it.
+enum class RunAttributeKind { Identity, Outcome, Metric };
+struct RunAttributeValue {
+  std::string name;
+  RunAttributeKind kind;
+  bool optional;
+  model::h5::Cell value;
+};
+std::vector<RunAttributeValue> run_attribute_values(const RunResult& result);
+
 // Reads /runs/<run_id> of an open file. ResultsError naming what is missing or malformed.
 RunResult read_run_group(hid_t file, const std::string& run_id);
 

@@ -23,27 +23,34 @@ namespace {
 // The run group's scalar attributes: each written from and read into one RunResult field.
 struct RunAttribute {
   std::string name;
+  RunAttributeKind kind;
+  bool optional;  // absent in files written before it existed (then the field keeps its default)
+  std::function<h5::Cell(const RunResult&)> get;
   std::function<void(hid_t, const RunResult&)> write;
   std::function<void(hid_t, RunResult&)> read;
 };
 
+using Kind = RunAttributeKind;
 template <typename Get>
-RunAttribute text_attr(const std::string& name, Get get, bool optional = false) {
-  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, get(r)); },
+RunAttribute text_attr(const std::string& name, Kind kind, Get get, bool optional = false) {
+  return {name, kind, optional, [=](const RunResult& r) { return h5::Cell(get(r)); },
+          [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, get(r)); },
           [=](hid_t g, RunResult& r) {
             if (!optional || h5::has_attr(g, name)) get(r) = h5::read_string_attr(g, name);
           }};
 }
 template <typename Get>
-RunAttribute real_attr(const std::string& name, Get get, bool optional = false) {
-  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<double>(get(r))); },
+RunAttribute real_attr(const std::string& name, Kind kind, Get get, bool optional = false) {
+  return {name, kind, optional, [=](const RunResult& r) { return h5::Cell(static_cast<double>(get(r))); },
+          [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<double>(get(r))); },
           [=](hid_t g, RunResult& r) {
             if (!optional || h5::has_attr(g, name)) get(r) = h5::read_double_attr(g, name);
           }};
 }
 template <typename Get>
-RunAttribute int_attr(const std::string& name, Get get, bool optional = false) {
-  return {name, [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<int64_t>(get(r))); },
+RunAttribute int_attr(const std::string& name, Kind kind, Get get, bool optional = false) {
+  return {name, kind, optional, [=](const RunResult& r) { return h5::Cell(static_cast<int64_t>(get(r))); },
+          [=](hid_t g, const RunResult& r) { h5::write_attr(g, name, static_cast<int64_t>(get(r))); },
           [=](hid_t g, RunResult& r) {
             if (!optional || h5::has_attr(g, name))
               get(r) = static_cast<std::remove_reference_t<decltype(get(r))>>(h5::read_int_attr(g, name));
@@ -52,31 +59,31 @@ RunAttribute int_attr(const std::string& name, Get get, bool optional = false) {
 
 const std::vector<RunAttribute>& run_attributes() {
   static const std::vector<RunAttribute> t = {
-      text_attr("config", [](auto& r) -> auto& { return r.config_yaml; }),
-      text_attr("task", [](auto& r) -> auto& { return r.task; }),
-      text_attr("entry", [](auto& r) -> auto& { return r.entry; }),
-      text_attr("model", [](auto& r) -> auto& { return r.model; }),
-      text_attr("grid", [](auto& r) -> auto& { return r.grid; }),
-      int_attr("seed", [](auto& r) -> auto& { return r.seed; }),
-      text_attr("status", [](auto& r) -> auto& { return r.status; }),
-      text_attr("message", [](auto& r) -> auto& { return r.message; }),
-      real_attr("wall_s", [](auto& r) -> auto& { return r.wall_s; }),
-      real_attr("tokens_per_s", [](auto& r) -> auto& { return r.tokens_per_s; }),
-      real_attr("id_acc", [](auto& r) -> auto& { return r.metrics.id_acc; }),
-      real_attr("ood_length_acc", [](auto& r) -> auto& { return r.metrics.ood_length_acc; }),
-      real_attr("shift_acc", [](auto& r) -> auto& { return r.metrics.shift_acc; }),
-      real_attr("shortcut_gap", [](auto& r) -> auto& { return r.metrics.shortcut_gap; }),
-      int_attr("steps_to_target", [](auto& r) -> auto& { return r.metrics.steps_to_target; }),
-      real_attr("final_train_loss", [](auto& r) -> auto& { return r.metrics.final_train_loss; }),
-      int_attr("bits_per_byte", [](auto& r) -> auto& { return r.bits_per_byte; }),
+      text_attr("config", Kind::Identity, [](auto& r) -> auto& { return r.config_yaml; }),
+      text_attr("task", Kind::Identity, [](auto& r) -> auto& { return r.task; }),
+      text_attr("entry", Kind::Identity, [](auto& r) -> auto& { return r.entry; }),
+      text_attr("model", Kind::Identity, [](auto& r) -> auto& { return r.model; }),
+      text_attr("grid", Kind::Identity, [](auto& r) -> auto& { return r.grid; }),
+      int_attr("seed", Kind::Identity, [](auto& r) -> auto& { return r.seed; }),
+      text_attr("status", Kind::Outcome, [](auto& r) -> auto& { return r.status; }),
+      text_attr("message", Kind::Outcome, [](auto& r) -> auto& { return r.message; }),
+      real_attr("wall_s", Kind::Outcome, [](auto& r) -> auto& { return r.wall_s; }),
+      real_attr("tokens_per_s", Kind::Outcome, [](auto& r) -> auto& { return r.tokens_per_s; }),
+      real_attr("id_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.id_acc; }),
+      real_attr("ood_length_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.ood_length_acc; }),
+      real_attr("shift_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.shift_acc; }),
+      real_attr("shortcut_gap", Kind::Metric, [](auto& r) -> auto& { return r.metrics.shortcut_gap; }),
+      int_attr("steps_to_target", Kind::Metric, [](auto& r) -> auto& { return r.metrics.steps_to_target; }),
+      real_attr("final_train_loss", Kind::Metric, [](auto& r) -> auto& { return r.metrics.final_train_loss; }),
+      int_attr("bits_per_byte", Kind::Outcome, [](auto& r) -> auto& { return r.bits_per_byte; }),
       // absent in files written before spline searches existed
-      text_attr("splines_from", [](auto& r) -> auto& { return r.splines_from; }, true),
-      text_attr("splines_task", [](auto& r) -> auto& { return r.splines_task; }, true),
+      text_attr("splines_from", Kind::Outcome, [](auto& r) -> auto& { return r.splines_from; }, true),
+      text_attr("splines_task", Kind::Outcome, [](auto& r) -> auto& { return r.splines_task; }, true),
       // absent in files written before the Chomsky-hierarchy protocol (NaN then)
-      real_attr("ood_token_acc", [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
-      real_attr("chance", [](auto& r) -> auto& { return r.chance; }, true),
-      int_attr("fitted", [](auto& r) -> auto& { return r.metrics.fitted; }, true),
-      real_attr("eval_s", [](auto& r) -> auto& { return r.eval_s; }, true),
+      real_attr("ood_token_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
+      real_attr("chance", Kind::Outcome, [](auto& r) -> auto& { return r.chance; }, true),
+      int_attr("fitted", Kind::Metric, [](auto& r) -> auto& { return r.metrics.fitted; }, true),
+      real_attr("eval_s", Kind::Outcome, [](auto& r) -> auto& { return r.eval_s; }, true),
   };
   return t;
 }
@@ -164,22 +171,28 @@ void read_eval(hid_t g, RunResult& r) {
 }
 
 // diag/: attn_entropy, attn_max [layers,heads], value_entropy, hidden_entropy [layers]; a model
-// without attention (heads 0: a recurrent arch) writes hidden_entropy only.
+// without attention (heads 0: a recurrent arch) writes hidden_entropy only. value_entropy_lime
+// and hidden_entropy_lime [layers] beside value_entropy and hidden_entropy, optional on reading
+// (files written before them have neither).
 void write_diag(hid_t g, const RunResult& r) {
   if (r.diag.empty()) return;
   const auto& d = r.diag;
   const auto L = static_cast<int64_t>(d.layers), H = static_cast<int64_t>(d.heads);
   const auto LV = static_cast<size_t>(d.has_attention() ? L : 0);
   if (d.attn_entropy.size() != static_cast<size_t>(L * H) || d.attn_max.size() != static_cast<size_t>(L * H) ||
-      d.value_entropy.size() != LV || d.hidden_entropy.size() != static_cast<size_t>(L))
+      d.value_entropy.size() != LV || d.hidden_entropy.size() != static_cast<size_t>(L) ||
+      (!d.hidden_entropy_lime.empty() &&
+       (d.value_entropy_lime.size() != LV || d.hidden_entropy_lime.size() != static_cast<size_t>(L))))
     write_failed(r, "diagnostics do not match layers " + std::to_string(L) + " × heads " + std::to_string(H));
   Id diag = h5::create_group(g, "diag");
   if (d.has_attention()) {
     h5::write_array(diag, "attn_entropy", d.attn_entropy.data(), {L, H});
     h5::write_array(diag, "attn_max", d.attn_max.data(), {L, H});
     h5::write_array(diag, "value_entropy", d.value_entropy);
+    if (!d.value_entropy_lime.empty()) h5::write_array(diag, "value_entropy_lime", d.value_entropy_lime);
   }
   h5::write_array(diag, "hidden_entropy", d.hidden_entropy);
+  if (!d.hidden_entropy_lime.empty()) h5::write_array(diag, "hidden_entropy_lime", d.hidden_entropy_lime);
 }
 
 void read_diag(hid_t g, RunResult& r) {
@@ -187,9 +200,16 @@ void read_diag(hid_t g, RunResult& r) {
   Id diag = h5::open_group(g, "diag");
   r.diag.hidden_entropy = h5::read_array<double>(diag, "hidden_entropy");
   r.diag.layers = static_cast<int>(r.diag.hidden_entropy.size());
+  const auto L = static_cast<size_t>(r.diag.layers);
+  if (h5::has_link(diag, "hidden_entropy_lime")) {
+    r.diag.hidden_entropy_lime = h5::read_array<double>(diag, "hidden_entropy_lime");
+    if (r.diag.hidden_entropy_lime.size() != L)
+      throw ResultsError(where(diag, "hidden_entropy_lime") + ": " + std::to_string(r.diag.hidden_entropy_lime.size()) +
+                         " values, expected one per layer (" + std::to_string(L) + ")");
+  }
   const bool attention = h5::has_link(diag, "attn_entropy");
   if (!attention) {  // a model without attention: hidden_entropy only
-    for (const char* name : {"attn_max", "value_entropy"})
+    for (const char* name : {"attn_max", "value_entropy", "value_entropy_lime"})
       if (h5::has_link(diag, name))
         throw ResultsError(where(diag) + ": " + name + " without attn_entropy (a model without attention has "
                            "hidden_entropy only)");
@@ -201,7 +221,10 @@ void read_diag(hid_t g, RunResult& r) {
   r.diag.heads = static_cast<int>(dims[1]);
   r.diag.attn_max = h5::read_array<double>(diag, "attn_max", 2, &dims2);
   r.diag.value_entropy = h5::read_array<double>(diag, "value_entropy");
-  const auto L = static_cast<size_t>(r.diag.layers);
+  if (h5::has_link(diag, "value_entropy_lime")) r.diag.value_entropy_lime = h5::read_array<double>(diag, "value_entropy_lime");
+  if (r.diag.value_entropy_lime.size() != (r.diag.hidden_entropy_lime.empty() ? 0 : L))
+    throw ResultsError(where(diag) + ": value_entropy_lime and hidden_entropy_lime must both be there, one value per "
+                       "layer, or neither");
   if (dims2 != dims || static_cast<size_t>(dims[0]) != L || r.diag.value_entropy.size() != L || dims[1] < 1)
     throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
                        "[layers] disagree in shape");
@@ -240,6 +263,12 @@ std::vector<RouterWeights> read_routers(hid_t g) {
 }
 
 }  // namespace
+
+std::vector<RunAttributeValue> run_attribute_values(const RunResult& r) {
+  std::vector<RunAttributeValue> out;
+  for (const auto& a : run_attributes()) out.push_back({a.name, a.kind, a.optional, a.get(r)});
+  return out;
+}
 
 void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpoint) {
   if (r.run_id.empty()) throw ResultsError("write_run_group: the run has no run_id");

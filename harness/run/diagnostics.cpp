@@ -67,8 +67,11 @@ double matrix_entropy(Eigen::MatrixXd X) {
   return s;
 }
 
-void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths,
-                          RunningMean& mean) {
+namespace {
+// f(X) for each example b of x [B,T,d] (row (b, t) at x + (b·T + t)·stride): X holds its real rows
+// (t < lengths[b]) in double.
+template <typename F>
+void for_each_example(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths, F f) {
   Eigen::MatrixXd X;
   for (int b = 0; b < B; ++b) {
     const int len = std::min(lengths[static_cast<size_t>(b)], T);
@@ -77,8 +80,63 @@ void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, s
       const float* row = x + (static_cast<int64_t>(b) * T + t) * stride;
       for (int k = 0; k < d; ++k) X(t, k) = static_cast<double>(row[k]);
     }
-    mean.add(matrix_entropy(X));
+    f(X);
   }
+}
+}  // namespace
+
+void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths,
+                          RunningMean& mean) {
+  for_each_example(x, stride, d, B, T, lengths, [&](const Eigen::MatrixXd& X) { mean.add(matrix_entropy(X)); });
+}
+
+double renyi_matrix_entropy(const Eigen::MatrixXd& X, double alpha) {
+  if (X.rows() == 0 || X.cols() == 0) return 0;
+  // The nonzero eigenvalues of X·Xᵀ equal those of XᵀX, and both traces are ‖X‖²_F: decompose the
+  // smaller (the zero eigenvalues add nothing to Σ p^α for α > 0).
+  const Eigen::MatrixXd G = X.rows() <= X.cols() ? Eigen::MatrixXd(X * X.transpose())
+                                                 : Eigen::MatrixXd(X.transpose() * X);
+  const double trace = G.trace();
+  if (!(trace > 0)) return 0;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(G, Eigen::EigenvaluesOnly);
+  double z = 0;
+  for (const double lambda : solver.eigenvalues())
+    if (lambda > 0) z += std::pow(lambda / trace, alpha);
+  return std::log(z) / (1 - alpha);
+}
+
+void FeatureStats::add(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths) {
+  if (sum.size() != d) sum = Eigen::VectorXd::Zero(d), sumsq = Eigen::VectorXd::Zero(d);
+  for (int b = 0; b < B; ++b) {
+    const int len = std::min(lengths[static_cast<size_t>(b)], T);
+    for (int t = 0; t < len; ++t, ++n) {
+      const float* row = x + (static_cast<int64_t>(b) * T + t) * stride;
+      for (int k = 0; k < d; ++k) {
+        const double v = row[k];
+        sum[k] += v, sumsq[k] += v * v;
+      }
+    }
+  }
+}
+
+Eigen::VectorXd FeatureStats::mean() const { return n > 0 ? Eigen::VectorXd(sum / static_cast<double>(n)) : sum; }
+
+Eigen::VectorXd FeatureStats::std() const {
+  if (n < 2) return Eigen::VectorXd::Zero(sum.size());
+  const double N = static_cast<double>(n);
+  // Σ(x − μ)² = Σx² − N·μ²; round-off below 0 clamps to 0.
+  return ((sumsq - sum.cwiseProduct(sum) / N) / (N - 1)).cwiseMax(0.0).cwiseSqrt();
+}
+
+void add_renyi_entropies(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths,
+                         const FeatureStats& stats, RunningMean& mean) {
+  constexpr double kEps = 1e-5;  // the reference's eps, added to the standard deviation
+  const Eigen::RowVectorXd mu = stats.mean().transpose();
+  const Eigen::RowVectorXd scale = (stats.std().array() + kEps).inverse().matrix().transpose();
+  for_each_example(x, stride, d, B, T, lengths, [&](const Eigen::MatrixXd& X) {
+    const Eigen::MatrixXd Z = (X.rowwise() - mu).array().rowwise() * scale.array();
+    mean.add(renyi_matrix_entropy(Z, 0.5));
+  });
 }
 
 Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Example>& examples, int batch) {
@@ -88,24 +146,42 @@ Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Exampl
   const int L = m.config().layers, H = attention ? m.config().heads : 0, C = m.config().d_model;
   std::vector<RunningMean> entropy(static_cast<size_t>(L) * H), max(static_cast<size_t>(L) * H);
   std::vector<RunningMean> value(attention ? static_cast<size_t>(L) : 0), hidden(static_cast<size_t>(L));
+  std::vector<RunningMean> value_lime(value.size()), hidden_lime(hidden.size());
+  std::vector<FeatureStats> value_stats(value.size()), hidden_stats(hidden.size());
   Batch bt;
   std::vector<tasks::Example> chunk;
   std::vector<int> lengths;
-  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
+  auto forward = [&](size_t start) {
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     chunk.assign(examples.begin() + static_cast<ptrdiff_t>(start), examples.begin() + static_cast<ptrdiff_t>(end));
     bt.assemble(chunk);
     lengths.clear();
     for (const auto& e : chunk) lengths.push_back(static_cast<int>(e.tokens.size()));
     m.forward(bt.tokens.data(), nullptr, bt.B, bt.T, bt.rows());
+  };
+  // Pass 1: everything but LIMe's measure, whose standardisation needs the whole set's statistics.
+  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
+    forward(start);
     for (int l = 0; l < L; ++l) {
       if (attention) {
         const auto heads = static_cast<size_t>(l) * H;
         add_attention_rows(m.attention(l), bt.B, H, bt.T, lengths, std::span(entropy).subspan(heads, H),
                            std::span(max).subspan(heads, H));
         add_matrix_entropies(m.values(l), m.values_stride(), C, bt.B, bt.T, lengths, value[l]);
+        value_stats[l].add(m.values(l), m.values_stride(), C, bt.B, bt.T, lengths);
       }
       add_matrix_entropies(m.block_output(l), C, C, bt.B, bt.T, lengths, hidden[l]);
+      hidden_stats[l].add(m.block_output(l), C, C, bt.B, bt.T, lengths);
+    }
+  }
+  // Pass 2: LIMe's measure; the activations of a set that fits one batch are still there.
+  const bool one_batch = examples.size() <= static_cast<size_t>(batch);
+  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
+    if (!one_batch) forward(start);
+    for (int l = 0; l < L; ++l) {
+      if (attention)
+        add_renyi_entropies(m.values(l), m.values_stride(), C, bt.B, bt.T, lengths, value_stats[l], value_lime[l]);
+      add_renyi_entropies(m.block_output(l), C, C, bt.B, bt.T, lengths, hidden_stats[l], hidden_lime[l]);
     }
   }
   Diagnostics d;
@@ -114,6 +190,8 @@ Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Exampl
   for (const auto& r : max) d.attn_max.push_back(r.mean());
   for (const auto& r : value) d.value_entropy.push_back(r.mean());
   for (const auto& r : hidden) d.hidden_entropy.push_back(r.mean());
+  for (const auto& r : value_lime) d.value_entropy_lime.push_back(r.mean());
+  for (const auto& r : hidden_lime) d.hidden_entropy_lime.push_back(r.mean());
   return d;
 }
 

@@ -54,11 +54,35 @@ double matrix_entropy(Eigen::MatrixXd X);
 void add_matrix_entropies(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths,
                           RunningMean& mean);
 
+// LIMe's measure (the reference code of Gerasimov et al. 2025, corl-team/lime,
+// src/analysis/entropy.py): the Rényi entropy of order α of one sequence's vectors, the rows of X
+// (n×d), after every feature has been standardised over the whole set (see FeatureStats):
+// K = X·Xᵀ, λ = its eigenvalues (negative round-off clamps to 0), p = λ / tr K,
+// S_α = log(Σ p^α) / (1 − α). The reference uses α = ½. 0 for no rows or tr K = 0.
+double renyi_matrix_entropy(const Eigen::MatrixXd& X, double alpha);
+
+// Per-feature mean and standard deviation (n − 1 in the denominator, as torch.std) over every real
+// row of every example of a set; standardise(x) = (x − mean) / (std + 1e-5), the reference's eps.
+struct FeatureStats {
+  Eigen::VectorXd sum, sumsq;
+  int64_t n = 0;
+  void add(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths);
+  Eigen::VectorXd mean() const;
+  Eigen::VectorXd std() const;
+};
+
+// x: [B,T,d] as in add_matrix_entropies. Adds renyi_matrix_entropy(·, ½) of each example's real
+// rows, standardised with `stats`, to `mean`.
+void add_renyi_entropies(const float* x, int64_t stride, int d, int B, int T, std::span<const int> lengths,
+                         const FeatureStats& stats, RunningMean& mean);
+
 // The diagnostics of `m` on `examples` (forward passes in batches of `batch`): attn_entropy and
 // attn_max per (layer, head) are means over every real query row of every example (pooled; rows
 // i >= 1 for the entropy); value_entropy and hidden_entropy per layer are means over examples.
 // A model without attention (has_attention() false: a recurrent stack, recurrent.md) gets heads 0
-// and only hidden_entropy, from each layer's outputs h_{l,t}.
+// and only hidden_entropy, from each layer's outputs h_{l,t}. value_entropy_lime and
+// hidden_entropy_lime are LIMe's measure of the same vectors (renyi_matrix_entropy; features
+// standardised over the whole set, so a second forward pass when the set spans several batches).
 Diagnostics compute_diagnostics(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64);
 
 }  // namespace srbench::harness

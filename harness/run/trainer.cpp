@@ -45,10 +45,7 @@ double uniform_guess_accuracy(const std::vector<tasks::Example>& val) {
 
 RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* trained, const BatchObserver& observe) {
   const auto wall_start = Clock::now();
-  RunResult r;
-  r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
-  r.seed = spec.seed;
-  r.config_yaml = spec.resolved_yaml;
+  RunResult r = result_of(spec);
   try {
     const TrainConfig& tc = spec.train;
     const auto task = tasks::make_task(spec.task, spec.params, {tc.data_seed});

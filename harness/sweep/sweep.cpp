@@ -143,10 +143,7 @@ std::string fmt_duration(double s) {
 
 // A run whose process died without leaving a readable file.
 RunResult failed_result(const RunSpec& spec, const std::string& message, double wall_s) {
-  RunResult r;
-  r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
-  r.seed = spec.seed;
-  r.config_yaml = spec.resolved_yaml;
+  RunResult r = result_of(spec);
   r.status = "failed";
   r.message = message;
   r.wall_s = wall_s;

@@ -175,6 +175,50 @@ TEST_CASE("diagnostics: matrix entropy of rank-1, orthonormal and two-vector set
   CHECK(matrix_entropy(Eigen::MatrixXd::Zero(2, 3)) == 0.0);
 }
 
+// LIMe's measure at α = ½ by another route: the eigenvalues of X·Xᵀ are the squared singular
+// values σ of X and tr = Σσ², so Σ p^½ = Σσ / ‖X‖_F and S_½ = 2·log(Σσ / ‖X‖_F).
+double reference_renyi_half(const Eigen::MatrixXd& X) {
+  const Eigen::VectorXd sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(X).singularValues();
+  return 2 * std::log(sigma.sum() / X.norm());
+}
+
+TEST_CASE("diagnostics: LIMe's Renyi matrix entropy, by hand and by singular values", "[harness][diagnostics]") {
+  // X = [[1,0],[1,1]]: K = [[1,1],[1,2]], λ = (3 ± √5)/2, tr 3, p = (3 ± √5)/6;
+  // (√p₁ + √p₂)² = 1 + 2√(p₁p₂) = 1 + 2·√(4/36) = 5/3, so S_½ = 2·log √(5/3) = log(5/3).
+  Eigen::MatrixXd X(2, 2);
+  X << 1, 0, 1, 1;
+  CHECK(renyi_matrix_entropy(X, 0.5) == Approx(std::log(5.0 / 3.0)).epsilon(1e-12));
+  // orthonormal rows → log n for every α; rank one → 0
+  const Eigen::MatrixXd Q = Eigen::HouseholderQR<Eigen::MatrixXd>(Eigen::MatrixXd::Random(4, 4)).householderQ();
+  for (double alpha : {0.5, 0.99, 2.0}) CHECK(renyi_matrix_entropy(Q, alpha) == Approx(std::log(4.0)).epsilon(1e-10));
+  Eigen::MatrixXd R(3, 2);
+  R << 1, 2, -2, -4, 3, 6;
+  CHECK(renyi_matrix_entropy(R, 0.5) == Approx(0.0).margin(1e-7));
+  // random sets, fewer rows than width and more (either Gram side decomposed)
+  for (const auto& [n, d] : {std::pair{5, 9}, std::pair{12, 4}, std::pair{7, 7}}) {
+    const Eigen::MatrixXd Y = Eigen::MatrixXd::Random(n, d);
+    INFO(n << "x" << d);
+    CHECK(renyi_matrix_entropy(Y, 0.5) == Approx(reference_renyi_half(Y)).epsilon(1e-10));
+  }
+  CHECK(renyi_matrix_entropy(Eigen::MatrixXd(0, 3), 0.5) == 0.0);
+  CHECK(renyi_matrix_entropy(Eigen::MatrixXd::Zero(2, 3), 0.5) == 0.0);
+}
+
+TEST_CASE("diagnostics: feature statistics over the real rows, with torch.std's n - 1", "[harness][diagnostics]") {
+  // [B=2, T=3, d=2] with stride 3; example 0 has 2 real rows, example 1 all 3.
+  const std::vector<float> x = {1, 10, 99, 3, 20, -99, 50, 50, 50,  // row 2 of example 0 is padding
+                                5, 30, 7,  7, 60, 8,   9, 0,  9};
+  FeatureStats st;
+  st.add(x.data(), 3, 2, 2, 3, std::vector<int>{2, 3});
+  REQUIRE(st.n == 5);
+  // feature 0: 1 3 5 7 9, mean 5, Σ(x−5)² = 40, std √(40/4) = √10
+  // feature 1: 10 20 30 60 0, mean 24, Σ(x−24)² = 196+16+36+1296+576 = 2120, std √530
+  CHECK(st.mean()[0] == Approx(5.0));
+  CHECK(st.mean()[1] == Approx(24.0));
+  CHECK(st.std()[0] == Approx(std::sqrt(10.0)).epsilon(1e-12));
+  CHECK(st.std()[1] == Approx(std::sqrt(530.0)).epsilon(1e-12));
+}
+
 TEST_CASE("diagnostics: per-example matrix entropies leave padding out, follow the stride",
           "[harness][diagnostics]") {
   // [B=2, T=3, d=2] with stride 3 (a third, ignored column of garbage). Example 0: rows e1, e2
@@ -294,6 +338,7 @@ TEST_CASE("diagnostics: compute_diagnostics equals a per-example reference, in a
   // Reference: each example alone (no padding), every formula spelled out.
   std::vector<double> ent(L * H, 0), mx(L * H, 0), ve(L, 0), he(L, 0);
   int64_t ent_rows = 0, max_rows = 0;
+  std::vector<std::vector<Eigen::MatrixXd>> values(L), hiddens(L);  // per layer, each example's vectors
   for (const auto& e : examples) {
     const int T = static_cast<int>(e.tokens.size());
     m.forward(e.tokens.data(), nullptr, 1, T);
@@ -316,9 +361,26 @@ TEST_CASE("diagnostics: compute_diagnostics equals a per-example reference, in a
         }
       ve[l] += reference_matrix_entropy(Xv) / examples.size();
       he[l] += reference_matrix_entropy(Xh) / examples.size();
+      values[l].push_back(Xv), hiddens[l].push_back(Xh);
     }
     ent_rows += T - 1, max_rows += T;
   }
+  // LIMe's measure: every feature standardised over all the set's vectors (two passes: mean, then
+  // Σ(x − μ)² / (n − 1)), then S_½ of each example by its singular values, averaged.
+  auto lime_reference = [&](const std::vector<Eigen::MatrixXd>& xs) {
+    Eigen::MatrixXd all(0, C);
+    for (const auto& x : xs) {
+      all.conservativeResize(all.rows() + x.rows(), C);
+      all.bottomRows(x.rows()) = x;
+    }
+    const Eigen::RowVectorXd mu = all.colwise().mean();
+    const Eigen::RowVectorXd sd =
+        ((all.rowwise() - mu).array().square().colwise().sum() / double(all.rows() - 1)).sqrt().matrix();
+    double s = 0;
+    for (const auto& x : xs)
+      s += reference_renyi_half(((x.rowwise() - mu).array().rowwise() / (sd.array() + 1e-5)).matrix());
+    return s / xs.size();
+  };
   for (int batch : {1, 3, 64}) {
     INFO("batch " << batch);
     const Diagnostics d = compute_diagnostics(m, examples, batch);
@@ -331,6 +393,8 @@ TEST_CASE("diagnostics: compute_diagnostics equals a per-example reference, in a
     for (int l = 0; l < L; ++l) {
       CHECK(d.value_entropy[l] == Approx(ve[l]).epsilon(1e-5));
       CHECK(d.hidden_entropy[l] == Approx(he[l]).epsilon(1e-5));
+      CHECK(d.value_entropy_lime[l] == Approx(lime_reference(values[l])).epsilon(1e-5));
+      CHECK(d.hidden_entropy_lime[l] == Approx(lime_reference(hiddens[l])).epsilon(1e-5));
     }
   }
 }
@@ -377,6 +441,9 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
     CHECK(back.diag.attn_max == d.attn_max);
     CHECK(back.diag.value_entropy == d.value_entropy);
     CHECK(back.diag.hidden_entropy == d.hidden_entropy);
+    REQUIRE(d.value_entropy_lime.size() == 2);
+    CHECK(back.diag.value_entropy_lime == d.value_entropy_lime);
+    CHECK(back.diag.hidden_entropy_lime == d.hidden_entropy_lime);
     runs.push_back(back);
   }
   // the two seeds really differ (else the means below would test nothing)
@@ -409,12 +476,16 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
       REQUIRE(fm.size() == 20);
       CHECK(std::stod(fm[12]) == Approx(mean2(d0.attn_max[k], d1.attn_max[k])).epsilon(1e-14));
     }
-    for (const char* q : {"value_entropy", "hidden_entropy"}) {
+    const std::pair<const char*, std::vector<double> Diagnostics::*> layer_values[] = {
+        {"value_entropy", &Diagnostics::value_entropy},
+        {"hidden_entropy", &Diagnostics::hidden_entropy},
+        {"value_entropy_lime", &Diagnostics::value_entropy_lime},
+        {"hidden_entropy_lime", &Diagnostics::hidden_entropy_lime}};
+    for (const auto& [q, field] : layer_values) {
       const auto f = csv_fields(csv.out, diag_metric_name(q, l));
+      INFO(q);
       REQUIRE(f.size() == 20);
-      const bool value = std::string(q) == "value_entropy";
-      const auto &a = value ? d0.value_entropy : d0.hidden_entropy, &b = value ? d1.value_entropy : d1.hidden_entropy;
-      CHECK(std::stod(f[12]) == Approx(mean2(a[l], b[l])).epsilon(1e-14));
+      CHECK(std::stod(f[12]) == Approx(mean2((d0.*field)[l], (d1.*field)[l])).epsilon(1e-14));
     }
   }
   // table and markdown: the means at 3 decimals, every line within 100 columns
@@ -439,8 +510,8 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
 TEST_CASE("diagnostics: the report leaves out runs without diagnostics", "[harness][diagnostics]") {
   RunResult a, b, c;
   for (auto* r : {&a, &b, &c}) r->entry = r->task = "parity", r->model = "m";
-  a.diag = {1, 2, {0.5, 1.0}, {0.25, 0.75}, {1.0}, {2.0}};
-  b.diag = {1, 2, {0.7, 0.0}, {0.75, 0.25}, {3.0}, {kNaN}};
+  a.diag = {1, 2, {0.5, 1.0}, {0.25, 0.75}, {1.0}, {2.0}, {4.0}, {5.0}};
+  b.diag = {1, 2, {0.7, 0.0}, {0.75, 0.25}, {3.0}, {kNaN}};  // as read from a file without LIMe's measure
   c.status = "diverged";  // no diagnostics
   const auto groups = aggregate_runs({a, b, c});
   REQUIRE(groups.size() == 1);
@@ -453,9 +524,18 @@ TEST_CASE("diagnostics: the report leaves out runs without diagnostics", "[harne
   CHECK(d.value_entropy[0].n == 2);
   CHECK(d.hidden_entropy[0].n == 1);  // NaN left out, like every statistic across seeds
   CHECK(d.hidden_entropy[0].mean == 2.0);
+  CHECK(d.value_entropy_lime[0].n == 1);  // over the runs that have it
+  CHECK(d.value_entropy_lime[0].mean == 4.0);
+  CHECK(d.hidden_entropy_lime[0].mean == 5.0);
   const std::string table = format_diagnostics_report(groups, ReportFormat::table);
   CHECK(table.find("runs with diagnostics: 2 of 3") != std::string::npos);
   const std::string csv = format_diagnostics_report(groups, ReportFormat::csv);
   REQUIRE(csv_fields(csv, "attn_entropy[layer=0,head=1]").size() == 20);
   CHECK(csv_fields(csv, "value_entropy[layer=0]")[12] == "2");
+  CHECK(csv_fields(csv, "value_entropy_lime[layer=0]")[12] == "4");
+  // no run has it: no csv line, "-" in the table
+  a.diag.value_entropy_lime.clear(), a.diag.hidden_entropy_lime.clear();
+  const auto old = aggregate_runs({a, b, c});
+  CHECK(format_diagnostics_report(old, ReportFormat::csv).find("entropy_lime") == std::string::npos);
+  CHECK(format_diagnostics_report(old, ReportFormat::markdown).find("| 0 | 2.000 | 2.000 | - | - |") != std::string::npos);
 }

@@ -29,7 +29,6 @@ Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skip
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -39,9 +38,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference  # noqa: E402
-
-LOGITS_TOL, LOSS_TOL, GRAD_TOL, PARAM_TOL = 1e-4, 1e-5, 1e-3, 1e-4
-SPEC_ZERO_FLOOR = 1e-6  # model.md: denominator floor, × the largest gradient entry of the model
+from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,  # noqa: E402
+                           check, current, failures, lr_factor, report, run)
 
 V, D, L, MAX_LEN = 11, 16, 2, 16
 CASES = [  # (position, norm, activation, heads)
@@ -93,32 +91,8 @@ RELATIVE_CASES = [
     ("relative", "layer", "relu", 2, ["causal=false", "lime=static", "layers=3"]),
 ]
 SPLINE_GRAD_MAX, SPLINE_PARAM_MAX = 5e-2, 5e-2
-TRAIN = dict(steps_run=5, warmup=2, steps=10, lr=1e-2, weight_decay=0.01, betas=(0.9, 0.98), eps=1e-9,
-             spline_lr=3e-3, router_lr=2e-2)
-
-failures = []
-summary = {}  # case label -> {column: worst measure}
-current = [""]  # label of the case being checked
 COLUMNS = ["logits", "loss", "grads", "grads max", "zero grads", "step losses", "params", "params max",
            "zero params"]
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
-    return p.stdout
-
-
-def check(label, err, tol, note="", column=None):
-    if column:
-        row = summary.setdefault(current[0], {})
-        row[column] = max(row.get(column, 0.0), err)
-    ok = err <= tol
-    print(f"    {'ok  ' if ok else 'FAIL'} {label:<34} {err:10.3e}  (limit {tol:.0e}){note}")
-    if not ok:
-        failures.append(f"{current[0]}: {label}")
-    return ok
 
 
 def is_spline(name):
@@ -316,14 +290,6 @@ def check_forward(args, ck, batch, tokens, targets, lengths, out, spline_case=Fa
     return gmax, grads
 
 
-def lr_factor(s):
-    """model.md's schedule as a LambdaLR factor: (s+1)/W during warm-up, then cosine to 0.1."""
-    W, S = TRAIN["warmup"], TRAIN["steps"]
-    if s < W:
-        return (s + 1) / W
-    return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * (s - W) / (S - W)))
-
-
 def check_training(args, ck, batch, tokens, targets, lengths, ref_grads, gmax, workdir, spline_case=False):
     # A clip well below the gradient norm, so that every step clips.
     norm0 = math.sqrt(sum(float((g * g).sum()) for g in ref_grads.values()))
@@ -434,18 +400,8 @@ def main():
             except RuntimeError as e:
                 failures.append(label)
                 print(f"    FAIL {label}: {e}")
-    print("\nworst measure per case (limits: logits 1e-4, loss 1e-5, grads 1e-3, zero grads 1e-3 with floor"
-          " 1e-6·G, step losses 1e-5, params 1e-4, zero params 1e-4; spline cases: grads and params by their"
-          " 99th percentile, the maxima ≤ 5e-2)")
-    print(f"{'case':<40}" + "".join(f"{c:>12}" for c in COLUMNS))
-    for label, row in summary.items():
-        print(f"{label:<40}" + "".join(f"{row[c]:>12.2e}" if c in row else f"{'-':>12}" for c in COLUMNS))
-    if failures:
-        print(f"\nFAILED {len(failures)} check(s): {', '.join(failures[:20])}")
-        return 1
-    print("\nall parity checks passed")
-    return 0
-
+    return report(COLUMNS, 40, LIMITS + "; spline cases: grads and params by their 99th percentile, the maxima "
+                  "≤ 5e-2", "all parity checks passed")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,7 +22,6 @@ failure. Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, n
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -33,9 +32,9 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recurrent_reference as ref  # noqa: E402
 from reference import load_checkpoint, relative_error, save_params  # noqa: E402
-# the transformer's parity test: its tolerances, its check table and its AdamW schedule
-from test_parity import (GRAD_TOL, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN, check,  # noqa: E402
-                         current, failures, lr_factor, run, summary)
+# the tolerances, the check table and the AdamW schedule of the transformer's parity test
+from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,  # noqa: E402
+                           check, current, failures, lr_factor, report, run)
 
 V, D, L, B, T = 11, 16, 2, 5, 13
 # (label, --set settings, input_lengths or None)
@@ -240,17 +239,7 @@ def main():
             except (RuntimeError, ValueError) as e:
                 failures.append(label)
                 print(f"    FAIL {label}: {e}")
-    print("\nworst measure per case (limits: logits 1e-4, loss 1e-5, grads 1e-3, zero grads 1e-3 with floor"
-          " 1e-6·G, step losses 1e-5, params 1e-4)")
-    print(f"{'case':<30}" + "".join(f"{c:>12}" for c in COLUMNS))
-    for label, row in summary.items():
-        print(f"{label:<30}" + "".join(f"{row[c]:>12.2e}" if c in row else f"{'-':>12}" for c in COLUMNS))
-    if failures:
-        print(f"\nFAILED {len(failures)} check(s): {', '.join(failures[:20])}")
-        return 1
-    print("\nall recurrent parity checks passed")
-    return 0
-
+    return report(COLUMNS, 30, LIMITS, "all recurrent parity checks passed")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 
+import h5py
 import numpy as np
 
 import srbench
@@ -66,6 +67,11 @@ models:
     model: {position: alibi}
 """
 
+
+
+# harness.md's derived metrics, as a run file's attributes name them
+METRICS = {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss",
+           "ood_token_acc", "fitted"}
 
 
 def same_batch(a, b):
@@ -241,8 +247,7 @@ def main():
             want = derived(rows, lo, hi)
             for k in ["id_acc", "ood_length_acc", "shift_acc", "shortcut_gap"]:
                 check(close(res.metrics[k], want[k]), f"{entry}: {k} {res.metrics[k]}, from the rows {want[k]}")
-            if entry == "reverse_string":
-                check(close(res.metrics["ood_token_acc"], want["ood_token_acc"]), f"ood_token_acc {res.metrics}")
+            check(close(res.metrics["ood_token_acc"], want["ood_token_acc"]), f"{entry}: ood_token_acc {res.metrics}")
             check(rows.token_acc.max() > 0 and rows.seq_acc.min() < 1, f"{entry}: a constant is right everywhere or nowhere")
             res.add_curve(5, 2.0, 0.25)
             res.add_curve(10, 1.5, 0.5)
@@ -258,7 +263,24 @@ def main():
     p = subprocess.run([binary, "sweep", suite_path, "--out", out, "--jobs", "2", "--threads", "1"],
                        capture_output=True, text=True)
     check(p.returncode == 0, f"sweep failed: {p.stderr}")
+    # suite.runs: each run's identity as the sweep's run file records it
+    for run in suite.runs:
+        path = os.path.join(tmp, "pyproto", "runs", run.id + ".h5")
+        if not check(os.path.exists(path), f"no run file {path}"):
+            continue
+        with h5py.File(path, "r") as f:
+            a = f["runs"][run.id].attrs
+            got = (run.task, run.entry, run.model, run.grid, run.seed, run.config_yaml)
+            want = tuple(a[k] for k in ("task", "entry", "model", "grid", "seed", "config"))
+            check(got == want, f"{run.id}: Run {got} != run file {want}")
     paths = [r.write(suite, out=out) for r in results]
+    # Result.metrics: the run file's metric attributes (harness.md), each as the file records it
+    for res, path in zip(results, paths):
+        with h5py.File(path, "r") as f:
+            attrs = f["runs"][res.run_id].attrs
+            check(set(res.metrics) == METRICS, f"{res.run_id}: metrics keys {sorted(res.metrics)}")
+            for k in METRICS & set(res.metrics):
+                check(close(float(attrs[k]), float(res.metrics[k]), 0), f"{res.run_id}: {k} {res.metrics[k]}, file {attrs[k]}")
     check(all(os.path.dirname(x) == os.path.join(tmp, "pyproto", "runs") for x in paths), f"run files at {paths}")
     p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
     check(p.returncode == 0, f"merge failed: {p.stderr}")

@@ -83,9 +83,11 @@ class Run:
     """One run of a suite (a task entry, model entry, grid point and seed)."""
 
     def __init__(self, d):
-        self.index, self.id, self.task, self.entry = d["index"], d["id"], d["task"], d["entry"]
-        self.model, self.seed, self.grid = d["model"], d["seed"], d["grid"]
+        # index, id, and the identity a run file records (task, entry, model, grid, seed, config)
         self.config_yaml = d["config"]
+        for k, v in d.items():
+            if k != "config":
+                setattr(self, k, v)
 
     @property
     def config(self):
@@ -183,9 +185,9 @@ class Result:
 
     @property
     def metrics(self):
-        """harness.md's derived metrics: id_acc, ood_length_acc, shift_acc, shortcut_gap,
-        steps_to_target and final_train_loss (from the curve, if added), fitted, and for the
-        Chomsky tasks ood_token_acc."""
+        """harness.md's derived metrics, as the run file records them: id_acc, ood_length_acc,
+        shift_acc, shortcut_gap, steps_to_target and final_train_loss (from the curve, if added),
+        ood_token_acc, fitted."""
         return self._res.metrics
 
     @property
