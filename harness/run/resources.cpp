@@ -5,9 +5,11 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include "model/architecture.hpp"
 #include "model/params.hpp"
+#include "model/recurrent_workspace.hpp"
 #include "tasks/task.hpp"
 
 namespace srbench::harness {
@@ -27,12 +29,21 @@ std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B
   return {4 * acts, 4 * work};
 }
 
+// The same for a recurrent arch: its workspace exactly (model/recurrent_workspace.hpp: saved
+// activations, transposed outputs, with `grads` backward's buffers) as activations; the logits,
+// their gradient, the per-position losses and sgemm's per-thread packing buffer as workspaces.
+std::pair<uint64_t, uint64_t> recurrent_batch_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads, bool grads) {
+  const uint64_t N = static_cast<uint64_t>(B * T), V = static_cast<uint64_t>(m.vocab), C = static_cast<uint64_t>(m.d_model);
+  const uint64_t acts = static_cast<uint64_t>(model::recurrent_workspace_bytes(m, static_cast<int>(B), static_cast<int>(T), grads));
+  const uint64_t work = 2 * N * V + N + static_cast<uint64_t>(std::max(threads, 1)) * (4 * C + V + 32) * 512;
+  return {acts, 4 * work};
+}
+
 }  // namespace
 
 MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   MemoryEstimate e;
-  // A recurrent arch (recurrent.md) has its own layout; its activations are counted with the
-  // transformer's terms, an overestimate.
+  // A recurrent arch (recurrent.md) has its own parameter layout and workspace.
   const uint64_t P = run.model.recurrent() ? model::make_architecture<float>(run.model)->layout().total()
                                            : model::ParamLayout(run.model).total();
   e.parameters = 4 * P;
@@ -52,10 +63,25 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
         if (n >= run.train.length_min && n <= run.train.length_max) eval_T = std::max(eval_T, tokens(*shifted, n));
     }
   }
-  for (const auto& [B, T] : {std::pair<int64_t, int64_t>{run.train.batch, train_T}, {kEvalBatch, eval_T}}) {
-    const auto [acts, work] = batch_bytes(run.model, B, T, threads);
+  uint64_t recurrent_acts = 0;
+  for (const auto& [B, T, grads] : {std::tuple<int64_t, int64_t, bool>{run.train.batch, train_T, true}, {kEvalBatch, eval_T, false}}) {
+    const auto [acts, work] = run.model.recurrent() ? recurrent_batch_bytes(run.model, B, T, threads, grads)
+                                                     : batch_bytes(run.model, B, T, threads);
+    recurrent_acts += acts;
     if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
   }
+  if (run.model.recurrent()) e.activations = recurrent_acts;
+  return e;
+}
+
+MemoryEstimate estimate_search_memory(const SearchSpec& search, int threads) {
+  RunSpec run;
+  run.task = search.task, run.params = search.params, run.model = search.model, run.train = search.train;
+  run.eval = search.eval;
+  run.eval.lengths.clear(), run.eval.shifts.clear();  // validation only, at the training lengths
+  MemoryEstimate e = estimate_memory(run, threads);
+  const uint64_t M = static_cast<uint64_t>(std::max<int64_t>(search.population, 1));
+  e.parameters *= M, e.optimiser *= M, e.activations *= M, e.workspaces *= M;
   return e;
 }
 

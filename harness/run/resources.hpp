@@ -15,7 +15,13 @@
 //                two hidden tensors, the norms' statistics, attention weights, final norm)
 //   workspaces   4·(N·(6C + F) + threads·T² + 2·N·V)
 //   process      64 MiB for the binary, its libraries, the data and evaluation sets
-// An estimate, not a bound: the measured peak of a run stays below it (tests/harness/test_resources.cpp).
+// A recurrent arch (recurrent.md) counts its own buffers instead: as activations its workspace
+// exactly (model/recurrent_workspace.hpp) for a training batch with gradients plus for an
+// evaluation batch without (its buffers only grow, and what growing frees stays with the
+// process), as workspaces the logits, their gradient, the losses and sgemm's packing buffers.
+// An estimate, not a bound: the measured peak of a run stays below it, by a factor of up to 3
+// for a transformer and 1.3-1.5 for lstm and stack_rnn (tests/harness/test_resources.cpp).
+// A spline search counts its population's models each in full (estimate_search_memory).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +40,11 @@ struct MemoryEstimate {
 // The estimate for one run (its resolved model, task, training and evaluation settings), with
 // `threads` OpenMP threads.
 MemoryEstimate estimate_memory(const RunSpec& run, int threads = 1);
+
+// The estimate for one spline search (stage 1): its population of M models, each with its own
+// parameters, optimiser state and buffers, at the search's training batch and its validation
+// batches (64 examples of the training lengths): M times a run's terms, one process.
+MemoryEstimate estimate_search_memory(const SearchSpec& search, int threads = 1);
 
 // "1.5 GiB", "312 MiB", "13.2 TiB".
 std::string bytes_text(uint64_t bytes);

@@ -197,6 +197,26 @@ void check_memory(const Suite& suite, const std::vector<const RunSpec*>& mine, c
   throw ConfigError(suite.file, 0, "", msg);
 }
 
+// The same for the searches to run: one line per search that cannot fit.
+void check_search_memory(const Suite& suite, const std::vector<const SearchSpec*>& todo, const SweepOptions& opts) {
+  const uint64_t memory = opts.memory > 0 ? opts.memory : machine_memory();
+  if (memory == 0 || todo.empty()) return;
+  const uint64_t at_once = static_cast<uint64_t>(std::min<size_t>(static_cast<size_t>(std::max(opts.jobs, 1)), todo.size()));
+  std::string lines;
+  size_t n = 0;
+  for (const SearchSpec* sp : todo) {
+    const MemoryEstimate e = estimate_search_memory(*sp, opts.threads);
+    if (e.total() <= memory / at_once) continue;
+    lines += "\n  search '" + sp->name + "' (population " + std::to_string(sp->population) + "): needs about " + describe_estimate(e);
+    ++n;
+  }
+  if (n == 0) return;
+  throw ConfigError(suite.file, 0, "",
+                    std::to_string(n) + " search(es) cannot fit in memory: " + (opts.memory > 0 ? "--memory " : "this machine's ") +
+                        bytes_text(memory) + (at_once > 1 ? " / " + std::to_string(at_once) + " searches at once" : "") + ";" + lines +
+                        "\n(shrink the model, population or train.batch; run fewer --jobs; or give --memory if the searches run elsewhere)");
+}
+
 // `causal: false` with a task outside the tape layout is allowed (the user's choice), but noted
 // once per (task entry, model entry): such a task's targets are its next inputs.
 void print_bidirectional_notes(const Suite& suite) {
@@ -251,6 +271,7 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
     if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp)) ++searches_done;
     else searches_todo.push_back(&sp);
   }
+  check_search_memory(suite, searches_todo, opts);
 
   auto claimed_note = [&](const std::string& dir, const std::string& name) -> std::string {
     const auto c = read_claim(dir + "/" + name + ".claim");
@@ -267,6 +288,7 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
       for (const auto& sp : suite.searches)
         std::cout << "  search " << sp.index << "  " << sp.id << "  " << sp.name << "  task=" << sp.task
                   << "  population=" << sp.population << "  steps=" << sp.train.steps
+                  << "  memory ~" << bytes_text(estimate_search_memory(sp, opts.threads).total())
                   << (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp) ? "  [done]" : "")
                   << claimed_note(splines_dir, sp.name) << "\n";
     }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,62 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
   CHECK(same_vec(a.diag.value_entropy, b.diag.value_entropy));
   CHECK(same_vec(a.diag.hidden_entropy, b.diag.hidden_entropy));
   CHECK(a.bits_per_byte == b.bits_per_byte);
+}
+
+// Two runs equal but for their timings (wall_s, tokens_per_s, eval_s), every other field checked.
+inline void require_same_run_but_timings(harness::RunResult a, harness::RunResult b) {
+  a.wall_s = b.wall_s = 0, a.tokens_per_s = b.tokens_per_s = 0, a.eval_s = b.eval_s = 0;
+  require_same_run(a, b);
+}
+
+// Every run of two suite files equal, in the same order, timings aside.
+inline void require_same_suite_files(const std::string& a, const std::string& b) {
+  const auto x = harness::read_suite_file(a), y = harness::read_suite_file(b);
+  REQUIRE(x.runs.size() == y.runs.size());
+  for (size_t i = 0; i < x.runs.size(); ++i) {
+    INFO("run " << x.runs[i].run_id);
+    require_same_run_but_timings(x.runs[i], y.runs[i]);
+  }
+}
+
+// The tiny suite of the sweep tests: parity (lengths 1-4, evaluated at 4 and 8, also under p1 0.9
+// with `shift`) and flip-flop (lengths 1-6, evaluated at 6 and 12) on a one-layer transformer of
+// width 16, batches of 8, 32 evaluation and 16 validation examples; with `two_models`, the models
+// `learned` and `alibi`. Runs: 2 tasks x seeds (x 2 models).
+struct TinySuite {
+  std::string name = "tiny";
+  std::string seeds = "[0, 1, 2]";
+  int steps = 60;
+  int eval_every = 20;
+  bool shift = true;
+  bool two_models = true;
+};
+inline std::string tiny_suite(const TinySuite& s) {
+  return "name: " + s.name + "\nseeds: " + s.seeds +
+         "\ndefaults:\n  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}\n  train: {steps: " +
+         std::to_string(s.steps) + ", batch: 8, eval_every: " + std::to_string(s.eval_every) +
+         ", lr: 0.003, warmup: 5}\n  eval: {examples: 32, val_examples: 16}\ntasks:\n  - task: parity\n"
+         "    train: {length: [1, 4]}\n    eval: {lengths: [4, 8]" +
+         (s.shift ? ", shifts: [{p1: 0.9}]" : "") +
+         "}\n  - task: flipflop\n    train: {length: [1, 6]}\n    eval: {lengths: [6, 12]}\n" +
+         (s.two_models ? "models:\n  - name: learned\n  - name: alibi\n    model: {position: alibi}\n" : "");
+}
+
+// What a sweep's runs folder holds: the names of its finished run files (<run_id>.h5), and of
+// everything else (temporary files, claims). A folder not there holds nothing.
+struct RunsFolder {
+  std::vector<std::string> finished;
+  std::vector<std::string> leftovers;
+};
+inline RunsFolder list_runs_folder(const std::string& runs) {
+  RunsFolder f;
+  if (!std::filesystem::exists(runs)) return f;
+  for (const auto& e : std::filesystem::directory_iterator(runs)) {
+    const std::string name = e.path().filename().string();
+    const bool run_file = e.path().extension() == ".h5" && name.find(".tmp") == std::string::npos;
+    (run_file ? f.finished : f.leftovers).push_back(name);
+  }
+  return f;
 }
 
 // A flip-flop suite (lengths 1-8, evaluated at 8 and 16 and under p_write 0.1) whose one run saves

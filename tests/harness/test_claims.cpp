@@ -26,20 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kSuite = R"(name: cl
-seeds: [0, 1, 2]
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
-  train: {steps: 2000, batch: 8, eval_every: 500, lr: 0.003, warmup: 5}
-  eval: {examples: 32, val_examples: 16}
-tasks:
-  - task: parity
-    train: {length: [1, 4]}
-    eval: {lengths: [4, 8]}
-  - task: flipflop
-    train: {length: [1, 6]}
-    eval: {lengths: [6, 12]}
-)";
+const std::string kSuite =
+    srbench::test::tiny_suite({.name = "cl", .steps = 2000, .eval_every = 500, .shift = false, .two_models = false});
 
 // The runs a sweep trained itself: its "[k/n] entry  model  seed=S  id=…" lines, as
 // "entry model seed" (a run finished by another sweep prints "(finished by another sweep)").
@@ -111,17 +99,11 @@ TEST_CASE("claims: two sweeps started together over one folder train every run e
     CHECK(std::set<std::string>(all.begin(), all.end()).size() == n);  // ... of n different runs
     CHECK(!trained(a.out).empty());  // both took part
     CHECK(!trained(b.out).empty());
-    for (const auto& e : fs::directory_iterator(fs::path(out).parent_path() / "cl" / "runs"))
-      CHECK(e.path().extension() == ".h5");  // no claim or temporary file left
+    CHECK(srbench::test::list_runs_folder((fs::path(out).parent_path() / "cl" / "runs").string()).leftovers.empty());
     if (!*shard) {  // both waited for the other's runs and wrote the whole suite file
       CHECK_THAT(a.out + b.out, Catch::Contains("finished by another sweep"));
-      const auto x = read_suite_file(dir.file("ref/cl.h5")), y = read_suite_file(out);
-      REQUIRE(y.runs.size() == 6);
-      for (size_t i = 0; i < 6; ++i) {
-        RunResult p = x.runs[i], q = y.runs[i];
-        p.wall_s = q.wall_s = 0, p.tokens_per_s = q.tokens_per_s = 0, p.eval_s = q.eval_s = 0;
-        srbench::test::require_same_run(p, q);
-      }
+      REQUIRE(read_suite_file(out).runs.size() == 6);
+      srbench::test::require_same_suite_files(dir.file("ref/cl.h5"), out);
     }
   }
 }
@@ -178,5 +160,5 @@ TEST_CASE("claims: dead and stale claims are taken over, live ones left to their
   CHECK_THAT(w.out, Catch::Contains("run " + ids[2] + " is claimed by another sweep") && Catch::Contains("waiting for it"));
   CHECK_THAT(w.out, Catch::Contains("run " + ids[2] + ": taking over the claim of host node-elsewhere"));
   CHECK(read_suite_file(dir.file("r/cl.h5")).runs.size() == 6);
-  for (const auto& e : fs::directory_iterator(runs)) CHECK(e.path().extension() == ".h5");
+  CHECK(srbench::test::list_runs_folder(runs).leftovers.empty());
 }

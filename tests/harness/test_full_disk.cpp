@@ -25,20 +25,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Six runs of a fraction of a second, about 19 KB of run file each.
-const char* kSuite = R"(name: full
-seeds: [0, 1, 2]
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
-  train: {steps: 40, batch: 8, eval_every: 20, lr: 0.003, warmup: 5}
-  eval: {examples: 32, val_examples: 16}
-tasks:
-  - task: parity
-    train: {length: [1, 4]}
-    eval: {lengths: [4, 8]}
-  - task: flipflop
-    train: {length: [1, 6]}
-    eval: {lengths: [6, 12]}
-)";
+const std::string kSuite =
+    srbench::test::tiny_suite({.name = "full", .steps = 40, .eval_every = 20, .shift = false, .two_models = false});
 
 // A tmpfs of `bytes` mounted at `dir` for the lifetime of the object.
 struct Tmpfs {
@@ -70,13 +58,6 @@ void fill_up(const std::string& dir, const std::string& path, uintmax_t leave) {
   REQUIRE(out.good());
 }
 
-std::vector<std::string> leftovers(const std::string& runs) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(runs))
-    if (e.path().extension() != ".h5") out.push_back(e.path().filename().string());
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("full disk: the sweep stops naming the file and 'no space left on device', leaves no temporary file, "
@@ -105,13 +86,11 @@ TEST_CASE("full disk: the sweep stops naming the file and 'no space left on devi
   CHECK(full.exit_code == 1);
   CHECK_THAT(full.err, Catch::Contains("no space left on device") && Catch::Contains(runs + "/"));
   CHECK_THAT(full.err, !Catch::Contains("does the folder exist"));
-  CHECK(leftovers(runs).empty());
+  CHECK(srbench::test::list_runs_folder(runs).leftovers.empty());
   // What was finished is intact and equal to the reference run.
   size_t kept = 0;
-  for (const auto& e : fs::directory_iterator(runs)) {
-    RunResult r = read_run_file(e.path().string()), want = read_run_file(dir.file("ref/full/runs/") + e.path().filename().string());
-    r.wall_s = want.wall_s = 0, r.tokens_per_s = want.tokens_per_s = 0, r.eval_s = want.eval_s = 0;
-    srbench::test::require_same_run(r, want);
+  for (const auto& name : srbench::test::list_runs_folder(runs).finished) {
+    srbench::test::require_same_run_but_timings(read_run_file(runs + "/" + name), read_run_file(dir.file("ref/full/runs/" + name)));
     ++kept;
   }
   CHECK(kept < 6);
@@ -123,12 +102,6 @@ TEST_CASE("full disk: the sweep stops naming the file and 'no space left on devi
   INFO(again.out << again.err);
   REQUIRE(again.exit_code == 0);
   CHECK_THAT(again.out, Catch::Contains(std::to_string(kept) + " already finished, " + std::to_string(6 - kept) + " to run"));
-  CHECK(leftovers(runs).empty());
-  const auto x = read_suite_file(dir.file("ref/full.h5")), y = read_suite_file(out);
-  REQUIRE(x.runs.size() == y.runs.size());
-  for (size_t i = 0; i < x.runs.size(); ++i) {
-    RunResult p = x.runs[i], q = y.runs[i];
-    p.wall_s = q.wall_s = 0, p.tokens_per_s = q.tokens_per_s = 0, p.eval_s = q.eval_s = 0;
-    srbench::test::require_same_run(p, q);
-  }
+  CHECK(srbench::test::list_runs_folder(runs).leftovers.empty());
+  srbench::test::require_same_suite_files(dir.file("ref/full.h5"), out);
 }

@@ -53,12 +53,34 @@ uint64_t peak_rss(const std::vector<std::string>& args, int* exit_code) {
   return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
 }
 
+// `srbench ARGS` (a sweep) runs, and its measured peak lies below the estimate `e`, by at most
+// `factor`.
+void check_against_peak(const MemoryEstimate& e, const std::vector<std::string>& args, uint64_t factor) {
+  int code = -1;
+  const uint64_t peak = peak_rss(args, &code);
+  INFO("estimate " << describe_estimate(e) << ", measured peak " << bytes_text(peak));
+  REQUIRE(code == 0);
+  CHECK(peak <= e.total());
+  CHECK(e.total() <= factor * peak);
+}
+
+// The suite `text` written to `dir`/`name` and loaded; it has one run.
+Suite write_and_load(const TempDir& dir, const std::string& name, const std::string& text) {
+  srbench::test::write_file(dir.file(name), text);
+  Suite suite = load_suite(dir.file(name), {});
+  REQUIRE(suite.runs.size() == 1);
+  return suite;
+}
+
+// The suite kSuite written to `dir`/mem.yaml; the memory estimate of its one run.
+MemoryEstimate write_and_estimate(const TempDir& dir) { return estimate_memory(write_and_load(dir, "mem.yaml", kSuite).runs[0]); }
+
 }  // namespace
 
 TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up front, naming the entry and the estimate",
           "[harness][sweep][resources]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
+  const uint64_t e = write_and_estimate(dir).total();
   const auto big = run_srbench({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--set", "model.d_model=65536",
                                 "--set", "model.layers=64"});
   INFO(big.out << big.err);
@@ -71,9 +93,6 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
             .exit_code == 2);
 
   // The rule: a run's estimate E fits when E <= memory / runs at once.
-  const Suite suite = load_suite(dir.file("mem.yaml"), {});
-  REQUIRE(suite.runs.size() == 1);
-  const uint64_t e = estimate_memory(suite.runs[0]).total();
   const auto dry = run_srbench({"sweep", dir.file("mem.yaml"), "--dry-run", "--out", dir.file("r/mem.h5")});
   INFO(dry.out << dry.err);
   REQUIRE(dry.exit_code == 0);
@@ -95,26 +114,61 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
   CHECK(run_srbench({"sweep", dir.file("two.yaml"), "--dry-run", "--memory", "lots"}).exit_code == 2);
 }
 
-TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources]") {
+TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources][no-asan]") {
   TempDir dir;
-  srbench::test::write_file(dir.file("mem.yaml"), kSuite);
-  const Suite suite = load_suite(dir.file("mem.yaml"), {});
-  const MemoryEstimate e = estimate_memory(suite.runs[0]);
-  int code = -1;
-  const uint64_t peak = peak_rss({"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, &code);
-  INFO("estimate " << describe_estimate(e) << ", measured peak " << bytes_text(peak));
-  REQUIRE(code == 0);
+  const MemoryEstimate e = write_and_estimate(dir);
   // The largest batch: evaluation's 64 sequences of 128 tokens (parity's states: one token a bit),
   // above training's 64 of at most 64.
   CHECK(e.batch == 64);
   CHECK(e.tokens == 128);
-  CHECK(peak <= e.total());
-  CHECK(e.total() <= 3 * peak);
+  check_against_peak(e, {"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, 3);
+}
+
+TEST_CASE("resources: for recurrent models (lstm, stack_rnn) the estimate is above the measured peak, and within 2x",
+          "[harness][sweep][resources][no-asan]") {
+  // Training batches of 64 x 256 tokens with gradients, evaluation batches of 64 x 500 without.
+  for (const char* arch : {"lstm", "stack_rnn"}) {
+    INFO("arch " << arch);
+    TempDir dir;
+    const Suite suite = write_and_load(dir, "rec.yaml",
+                                       std::string("name: rec\nseeds: [0]\ndefaults:\n  model: {arch: ") + arch +
+                                           ", layers: 1, d_model: 256, max_len: 600}\n"
+                                           "  train: {steps: 2, batch: 64, eval_every: 2, warmup: 1, length: [250, 256]}\n"
+                                           "  eval: {examples: 64, val_examples: 64, lengths: [500]}\ntasks:\n  - task: parity_check\n");
+    check_against_peak(estimate_memory(suite.runs[0]), {"sweep", dir.file("rec.yaml"), "--out", dir.file("r/rec.h5"), "--jobs", "1"}, 2);
+  }
+}
+
+TEST_CASE("resources: a spline search's estimate counts its population; above the measured peak, within 2x; "
+          "a search that cannot fit is refused naming it",
+          "[harness][sweep][resources][no-asan]") {
+  TempDir dir;
+  // kSuite's model and batches, one search of four models and a run that takes its splines.
+  const Suite suite = write_and_load(dir, "se.yaml",
+                                     std::string(kSuite) +
+                                         "searches:\n  - name: par\n    task: parity\n    train: {length: [60, 64]}\n"
+                                         "    model: {activation: spline, mlp_spline: {keypoints: 8}}\n    population: 4\n"
+                                         "models:\n  - name: searched\n    model: {activation: spline, mlp_spline: "
+                                         "{keypoints: 8}, splines_from: par, freeze_splines: true}\n");
+  REQUIRE(suite.searches.size() == 1);
+  const MemoryEstimate e = estimate_search_memory(suite.searches[0]);
+  // Four models: four times one model's terms, one process.
+  SearchSpec one = suite.searches[0];
+  one.population = 1;
+  const MemoryEstimate e1 = estimate_search_memory(one);
+  CHECK(e.total() - e.process == 4 * (e1.total() - e1.process));
+  check_against_peak(e, {"sweep", dir.file("se.yaml"), "--out", dir.file("r/se.h5"), "--searches-only", "--jobs", "1"}, 2);
+  const auto tight = run_srbench({"sweep", dir.file("se.yaml"), "--out", dir.file("t/se.h5"), "--memory",
+                                  std::to_string(e.total() - 1), "--jobs", "1"});
+  INFO(tight.out << tight.err);
+  CHECK(tight.exit_code == 2);
+  CHECK_THAT(tight.err, Catch::Contains("search 'par' (population 4): needs about " + bytes_text(e.total())));
+  CHECK(!fs::exists(dir.file("t/se")));
 }
 
 TEST_CASE("resources: a run that still runs out of memory (--memory overstated) is recorded failed (std::bad_alloc), "
           "and the sweep exits 3",
-          "[harness][sweep][resources]") {
+          "[harness][sweep][resources][no-asan]") {
   TempDir dir;
   srbench::test::write_file(dir.file("ba.yaml"), R"(name: ba
 seeds: [0]

@@ -31,24 +31,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Twelve runs of about a second each.
-const char* kSuite = R"(name: sig
-seeds: [0, 1, 2]
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
-  train: {steps: 2500, batch: 8, eval_every: 500, lr: 0.003, warmup: 5}
-  eval: {examples: 32, val_examples: 16}
-tasks:
-  - task: parity
-    train: {length: [1, 4]}
-    eval: {lengths: [4, 8], shifts: [{p1: 0.9}]}
-  - task: flipflop
-    train: {length: [1, 6]}
-    eval: {lengths: [6, 12]}
-models:
-  - name: learned
-  - name: alibi
-    model: {position: alibi}
-)";
+const std::string kSuite = srbench::test::tiny_suite({.name = "sig", .steps = 2500, .eval_every = 500});
 constexpr size_t kRuns = 12;
 
 // `srbench ARGS` started in its own process group, its output to `log`, signal dispositions
@@ -99,24 +82,15 @@ struct Folder {
   std::vector<std::string> leftovers;
 };
 Folder look(const std::string& runs) {
-  Folder f;
-  if (!fs::exists(runs)) return f;
-  for (const auto& e : fs::directory_iterator(runs)) {
-    const std::string name = e.path().filename().string();
-    if (name.find(".tmp") != std::string::npos || name.find(".claim") != std::string::npos) f.leftovers.push_back(name);
-    else f.status[name] = read_run_file(e.path().string()).status;
-  }
+  const auto listed = srbench::test::list_runs_folder(runs);
+  Folder f{{}, listed.leftovers};
+  for (const auto& name : listed.finished) f.status[name] = read_run_file(runs + "/" + name).status;
   return f;
 }
 
 // Every run of two suite files equal, timings aside; and scripts/compare_h5.py agrees.
-void require_same_suite_files(const std::string& a, const std::string& b) {
-  auto x = read_suite_file(a), y = read_suite_file(b);
-  REQUIRE(x.runs.size() == y.runs.size());
-  for (size_t i = 0; i < x.runs.size(); ++i) {
-    for (RunResult* r : {&x.runs[i], &y.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0, r->eval_s = 0;
-    srbench::test::require_same_run(x.runs[i], y.runs[i]);
-  }
+void require_same_suite_files_checked(const std::string& a, const std::string& b) {
+  srbench::test::require_same_suite_files(a, b);
   const std::string cmd = "/usr/bin/python3 '" SRBENCH_SOURCE_DIR "/scripts/compare_h5.py' '" + a + "' '" + b + "' >/dev/null";
   CHECK(std::system(cmd.c_str()) == 0);
 }
@@ -195,7 +169,7 @@ TEST_CASE("signals: SIGTERM, SIGINT, SIGHUP to the sweep, its runs, or both in e
     INFO(again.out << again.err);
     REQUIRE(again.exit_code == 0);
     CHECK(look(f + "/sig/runs").leftovers.empty());
-    require_same_suite_files(dir.file("ref/sig.h5"), f + "/sig.h5");
+    require_same_suite_files_checked(dir.file("ref/sig.h5"), f + "/sig.h5");
   }
 }
 
@@ -231,9 +205,8 @@ TEST_CASE("signals: a run process that crashes is recorded failed, the others fi
 TEST_CASE("signals: a signal the sweep was started with ignored (nohup: SIGHUP) stays ignored",
           "[harness][sweep][signals]") {
   TempDir dir;
-  std::string text = kSuite;
-  text.replace(text.find("seeds: [0, 1, 2]"), 16, "seeds: [0]");
-  srbench::test::write_file(dir.file("sig.yaml"), text);
+  srbench::test::write_file(dir.file("sig.yaml"),
+                            srbench::test::tiny_suite({.name = "sig", .seeds = "[0]", .steps = 2500, .eval_every = 500}));
   const pid_t pid =
       start_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5"), "--jobs", "2"}, dir.file("log"), SIGHUP);
   std::vector<pid_t> runs_now;

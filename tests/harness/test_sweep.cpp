@@ -31,24 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kTiny = R"(name: tiny
-seeds: [0, 1]
-defaults:
-  model: {layers: 1, d_model: 16, heads: 2, max_len: 32}
-  train: {steps: 60, batch: 8, eval_every: 20, lr: 0.003, warmup: 5}
-  eval: {examples: 32, val_examples: 16}
-tasks:
-  - task: parity
-    train: {length: [1, 4]}
-    eval: {lengths: [4, 8], shifts: [{p1: 0.9}]}
-  - task: flipflop
-    train: {length: [1, 6]}
-    eval: {lengths: [6, 12]}
-models:
-  - name: learned
-  - name: alibi
-    model: {position: alibi}
-)";
+const std::string kTiny = srbench::test::tiny_suite({.name = "tiny", .seeds = "[0, 1]"});
 
 // A suite whose training steps cross the parallel thresholds of model/layers.cpp: batches of 32
 // examples of 9–16 tokens (B·T > 256 rows: the row loops, and two row halves of every linear
@@ -165,13 +148,6 @@ void require_same_rows(const std::map<std::string, SummaryRow>& a, const std::ma
   }
 }
 
-size_t count_run_files(const std::string& dir) {
-  if (!fs::exists(dir)) return 0;
-  size_t n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".h5" && e.path().string().find(".tmp") == std::string::npos;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("sweep: finishes, writes the suite file, and a re-run skips every finished run", "[harness][sweep]") {
@@ -204,8 +180,7 @@ TEST_CASE("sweep: finishes, writes the suite file, and a re-run skips every fini
 
 TEST_CASE("sweep: killed with SIGKILL mid-way, the re-run loses and duplicates nothing", "[harness][sweep]") {
   TempDir ref_dir, dir;
-  std::string slow = kTiny;
-  slow.replace(slow.find("steps: 60"), 9, "steps: 600");
+  const std::string slow = srbench::test::tiny_suite({.name = "tiny", .seeds = "[0, 1]", .steps = 600});
   srbench::test::write_file(ref_dir.file("tiny.yaml"), slow);
   srbench::test::write_file(dir.file("tiny.yaml"), slow);
   const auto ref = run_srbench({"sweep", ref_dir.file("tiny.yaml"), "--out", ref_dir.file("res/tiny.h5"), "--jobs", "2"});
@@ -220,12 +195,12 @@ TEST_CASE("sweep: killed with SIGKILL mid-way, the re-run loses and duplicates n
     _exit(127);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (count_run_files(runs) < 2 && std::chrono::steady_clock::now() < deadline)
+  while (srbench::test::list_runs_folder(runs).finished.size() < 2 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
-  const size_t done = count_run_files(runs);
+  const size_t done = srbench::test::list_runs_folder(runs).finished.size();
   INFO("run files when killed: " << done);
   REQUIRE(done >= 2);
   REQUIRE(done < 8);
@@ -315,14 +290,8 @@ TEST_CASE("sweep: results are identical with 1 and 2 threads per run, the backwa
   // ... and the results are the same bits: every field of every run but the timings (summary,
   // curve, evaluation rows, metrics, diagnostics).
   require_same_rows(rows_of(dir.file("t1/p.h5")), rows_of(dir.file("t2/p.h5")));
-  auto a = read_suite_file(dir.file("t1/p.h5")), b = read_suite_file(dir.file("t2/p.h5"));
-  REQUIRE(a.runs.size() == 4);
-  REQUIRE(b.runs.size() == a.runs.size());
-  for (size_t i = 0; i < a.runs.size(); ++i) {
-    INFO("run " << a.runs[i].run_id);
-    for (RunResult* r : {&a.runs[i], &b.runs[i]}) r->wall_s = 0, r->tokens_per_s = 0, r->eval_s = 0;
-    require_same_run(a.runs[i], b.runs[i]);
-  }
+  REQUIRE(read_suite_file(dir.file("t1/p.h5")).runs.size() == 4);
+  srbench::test::require_same_suite_files(dir.file("t1/p.h5"), dir.file("t2/p.h5"));
 }
 
 TEST_CASE("eval: a run saved with save_checkpoint reproduces its evaluation rows", "[harness][sweep][eval]") {

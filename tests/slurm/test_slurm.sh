@@ -2,7 +2,7 @@
 # `srbench slurm --submit` against a real single-node Slurm (scripts/slurm-local.sh): a suite of 6
 # tiny runs as a 3-task job array plus its merge job, held against a plain local sweep.
 #
-#   test_slurm.sh --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|searches
+#   test_slurm.sh --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|requeue|timelimit|searches
 #
 # plain:  submit, wait for the merge job; the merged file equals the local sweep (timings aside).
 # cancel: longer runs; once array task 1 has finished its first run, `scancel` it mid-way through
@@ -12,6 +12,13 @@
 # requeue: as cancel, but `scontrol requeue` the task (Slurm sends SIGTERM to all its processes,
 #         as on preemption): the task is requeued, resumes its shard (skipping its finished run)
 #         and completes; the merge job reports nothing missing and nothing failed.
+# timelimit: one array task with a 1-minute time limit (--sbatch-arg=--time=1, --signal-grace 10)
+#         and a shard of about 75 s of short runs (their number measured from one run here): the
+#         warning (USR1 at 20-50 s: slurmctld checks time limits every 30 s) stops the sweep and the
+#         task requeues itself, resumes its shard, and so on until it completes; the task is never
+#         killed by the limit, nothing is recorded failed, the merged file equals the local sweep.
+#         Slurm holds a requeued job for 2 minutes (Reason=BeginTime); the test releases it after 5 s
+#         (scontrol update StartTime=now) to keep its run time near 2 minutes.
 # searches: a suite with one tiny spline search (population 2) and its stage-2 runs: the searches
 #         array runs first (one task), the sweep array after it finds the search finished and
 #         does not redo it; the merged file (runs, /splines) equals the local sweep.
@@ -31,8 +38,8 @@ while [ $# -gt 0 ]; do
     *) echo "test_slurm: unknown argument $1" >&2; exit 1 ;;
   esac
 done
-[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario == plain || $scenario == cancel || $scenario == requeue || $scenario == searches ]] || {
-  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|requeue|searches" >&2
+[ -x "$srbench" ] && [ -x "$compare" ] && [ -f "$slurm_local" ] && [[ $scenario =~ ^(plain|cancel|requeue|timelimit|searches)$ ]] || {
+  echo "usage: $0 --srbench BIN --compare BIN --slurm-local SCRIPT --scenario plain|cancel|requeue|timelimit|searches" >&2
   exit 1
 }
 
@@ -115,6 +122,24 @@ fi
 # cancelled in the middle of one
 sets=()
 [[ $scenario == cancel || $scenario == requeue ]] && sets=(--set train.steps=40000)
+nruns=6 tasks=3 slurm_args=()
+if [ "$scenario" = timelimit ]; then
+  # Runs of a few seconds (every start of the task, 20 s or more before its warning, finishes
+  # some), as many as make about 75 s here (more than the 50 s the first warning may take), timed
+  # from the two runs of one seed with one thread, as a task has it.
+  sets=(--set train.steps=20000 --set train.eval_every=5000)
+  sed -i 's/^seeds: \[0, 1, 2\]$/seeds: [0]/' "$T/tiny.yaml"
+  t_start=$(date +%s%N)
+  "$srbench" sweep "$T/tiny.yaml" --out "$T/calibrate/tiny.h5" --jobs 1 --threads 1 "${sets[@]}" >"$T/calibrate.out" 2>&1 ||
+    { cat "$T/calibrate.out"; fail "the calibration runs failed"; }
+  ms=$((($(date +%s%N) - t_start) / 2000000))
+  seeds=$(((75000 + 2 * ms - 1) / (2 * ms)))
+  nruns=$((2 * seeds))
+  [ "$nruns" -ge 6 ] && [ "$nruns" -le 60 ] || fail "one run took $ms ms: $nruns runs would be needed for 75 s (6 to 60 expected)"
+  echo "test_slurm: one run takes $ms ms here: $nruns runs ($seeds seeds) in the task's shard"
+  sed -i "s/^seeds: \[0\]$/seeds: [$(seq -s ', ' 0 $((seeds - 1)))]/" "$T/tiny.yaml"
+  tasks=1 slurm_args=(--signal-grace 10 --sbatch-arg=--time=1)
+fi
 
 # Seconds since the test started, for the log.
 t0=$SECONDS
@@ -141,10 +166,11 @@ wait_job() {
 submit() {
   local dir=$1
   mkdir -p "$dir"
-  (cd "$dir" && "$srbench" slurm ../tiny.yaml --array 3 --out res/tiny.h5 "${sets[@]}" --submit) >"$dir/submit.out" 2>&1 ||
+  (cd "$dir" && "$srbench" slurm ../tiny.yaml --array "$tasks" --out res/tiny.h5 "${sets[@]}" "${slurm_args[@]}" \
+    --submit) >"$dir/submit.out" 2>&1 ||
     { cat "$dir/submit.out"; fail "srbench slurm --submit exited with $?"; }
   cat "$dir/submit.out"
-  ARRAY=$(sed -n 's/.*array job \([0-9]*\) (tasks 0-2).*/\1/p' "$dir/submit.out")
+  ARRAY=$(sed -n "s/.*array job \\([0-9]*\\) (tasks 0-$((tasks - 1))).*/\\1/p" "$dir/submit.out")
   SEARCHES=$(sed -n 's/^submitted searches array job \([0-9]*\) .*/\1/p' "$dir/submit.out")
   MERGE=$(sed -n 's/.* and merge job \([0-9]*\) .*/\1/p' "$dir/submit.out")
   [ -n "$ARRAY" ] && [ -n "$MERGE" ] || fail "no job ids in the output of srbench slurm --submit"
@@ -159,10 +185,15 @@ check_tasks() {
   done
 }
 
-# The reference: the same suite swept locally.
-say "local sweep"
-"$srbench" sweep "$T/tiny.yaml" --out "$T/local/tiny.h5" --jobs 2 "${sets[@]}" >"$T/local.out" 2>&1 ||
-  { cat "$T/local.out"; fail "local sweep failed"; }
+# The reference: the same suite swept locally (timelimit: one run at a time, beside the task).
+local_sweep() {
+  "$srbench" sweep "$T/tiny.yaml" --out "$T/local/tiny.h5" "$@" "${sets[@]}" >"$T/local.out" 2>&1 ||
+    { cat "$T/local.out"; fail "local sweep failed"; }
+}
+if [ "$scenario" != timelimit ]; then
+  say "local sweep"
+  local_sweep --jobs 2
+fi
 
 res=$T/cluster-run/res
 logs=$res/tiny/logs
@@ -189,6 +220,32 @@ if [[ $scenario == cancel || $scenario == requeue ]]; then
   fi
 fi
 
+if [ "$scenario" = timelimit ]; then
+  say "local sweep (beside the task)"
+  local_sweep --jobs 1 &
+  local_pid=$!
+  # Each time the task is requeued, release it from Slurm's 2-minute hold once it has been
+  # pending for 5 s (slurmd refuses to launch a job it is still cleaning up after: "already killed").
+  task=${ARRAY}_0 pending_since=""
+  for ((i = 0; i < 1500; i++)); do
+    info=$(scontrol show job -o "$task" 2>/dev/null || true)
+    case $info in
+      *JobState=PENDING*Reason=BeginTime*)
+        if [ -z "$pending_since" ]; then
+          pending_since=$SECONDS
+        elif [ $((SECONDS - pending_since)) -ge 5 ]; then
+          say "$task requeued ($(grep -o 'Restarts=[0-9]*' <<<"$info")): released"
+          scontrol update JobId="$task" StartTime=now
+          pending_since=""
+        fi ;;
+      *JobState=COMPLETED* | *JobState=FAILED* | *JobState=TIMEOUT* | *JobState=CANCELLED*) break ;;
+      *) pending_since="" ;;
+    esac
+    sleep 0.2
+  done
+  wait "$local_pid" || fail "local sweep failed"
+fi
+
 state=$(wait_job "$MERGE" 180)
 say "merge job $MERGE: $state"
 [ "$state" = COMPLETED ] || fail "merge job $MERGE ended $state (log: $(cat "$logs/merge-$MERGE.out"))"
@@ -211,6 +268,22 @@ elif [ "$scenario" = requeue ]; then
   grep -q "1 already finished, 1 to run" "$logs/${ARRAY}_1.out" || fail "requeued task 1 did not resume its shard"
   grep -q "missing: 0 of 6" "$logs/merge-$MERGE.out" || fail "after the requeue the merge job does not report 0 of 6 runs missing"
   ! grep -q "^failed:" "$logs/merge-$MERGE.out" || fail "the run stopped by the requeue was recorded as failed"
+  leftovers=$(find "$res/tiny/runs" -name '*.tmp*' -o -name '*.claim' | wc -l)
+  [ "$leftovers" -eq 0 ] || fail "$leftovers temporary or claim file(s) left in $res/tiny/runs"
+elif [ "$scenario" = timelimit ]; then
+  check_tasks "$ARRAY" COMPLETED "0"
+  log=$logs/${ARRAY}_0.out
+  restarts=$(scontrol show job -o "${ARRAY}_0" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
+  warned=$(grep -c "the time limit is near: requeueing ${ARRAY}_0" "$log" || true)
+  resumed=$(grep -cE ", [1-9][0-9]* already finished, [0-9]+ to run" "$log" || true)
+  say "task ${ARRAY}_0: $restarts restart(s), $warned warning(s), $resumed resumption(s)"
+  [ "${restarts:-0}" -ge 1 ] || fail "task ${ARRAY}_0 was never requeued: its shard finished before the time-limit warning"
+  [ "$warned" -eq "$restarts" ] || fail "task ${ARRAY}_0 restarted $restarts time(s) but was warned $warned time(s)"
+  [ "$resumed" -eq "$restarts" ] || fail "task ${ARRAY}_0 restarted $restarts time(s) but resumed its shard $resumed time(s)"
+  ! grep -q "DUE TO TIME LIMIT" "$log" || fail "task ${ARRAY}_0 was killed by its time limit"
+  grep -q "interrupted by SIGTERM" "$log" || fail "the warned task did not stop its sweep"
+  grep -q "missing: 0 of $nruns" "$logs/merge-$MERGE.out" || fail "the merge job does not report 0 of $nruns runs missing"
+  ! grep -q "^failed:" "$logs/merge-$MERGE.out" || fail "a run stopped at the time limit was recorded as failed"
   leftovers=$(find "$res/tiny/runs" -name '*.tmp*' -o -name '*.claim' | wc -l)
   [ "$leftovers" -eq 0 ] || fail "$leftovers temporary or claim file(s) left in $res/tiny/runs"
 elif [ "$scenario" = plain ]; then
@@ -239,6 +312,6 @@ else
 fi
 
 files=$(find "$res/tiny/runs" -name '*.h5' | wc -l)
-[ "$files" -eq 6 ] || fail "$files run files in $res/tiny/runs, expected 6"
+[ "$files" -eq "$nruns" ] || fail "$files run files in $res/tiny/runs, expected $nruns"
 "$compare" "$T/local/tiny.h5" "$res/tiny.h5" || fail "the merged file differs from the local sweep"
 say "PASS ($scenario)"
