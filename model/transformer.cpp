@@ -124,13 +124,9 @@ void Transformer<S>::head_forward(S* logits, const S* P) {
 // LIMe's mixing) or example by example (attention), with sgemm's sums independent of how a
 // product is split: the logits are forward's bit for bit in float. Memory: the groups' buffers
 // (kInferRows rows), the strips' scratch, under relative positions p (L, 2T−1, C): linear in T.
-namespace {
-constexpr int64_t kInferRows = 4096;
-}
-
 template <typename S>
 void Transformer<S>::infer(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths& rows) {
-  const int G = static_cast<int>(std::clamp<int64_t>(kInferRows / T, 1, B));
+  const int G = infer_group_examples(B, T);
   const int64_t R = static_cast<int64_t>(G) * T, C = C_, F = F_;
   grow(ires_, 2 * R * C);
   for (auto* v : {&iln_, &iatty_}) grow(*v, R * C);

@@ -18,6 +18,7 @@
 // sizing, transformer_init.cpp model.md's init.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,13 @@
 #include "model/variants.hpp"
 
 namespace srbench::model {
+
+// Forward only (Transformer::infer): a group is as many whole examples of T positions as fit in
+// kInferRows rows, at least one and at most B.
+inline constexpr int64_t kInferRows = 4096;
+inline int infer_group_examples(int B, int T) {
+  return static_cast<int>(std::clamp<int64_t>(kInferRows / std::max(T, 1), 1, std::max(B, 1)));
+}
 
 template <typename S>
 class Transformer final : public Architecture<S> {

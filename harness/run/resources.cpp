@@ -8,8 +8,10 @@
 #include <tuple>
 
 #include "model/architecture.hpp"
+#include "model/attention.hpp"
 #include "model/params.hpp"
 #include "model/recurrent_workspace.hpp"
+#include "model/transformer.hpp"
 #include "tasks/task.hpp"
 
 namespace srbench::harness {
@@ -27,6 +29,24 @@ std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B
   const uint64_t acts = L * N * (2 * C + 3 * C + 3 * C + 2 * F + 4) + L * static_cast<uint64_t>(B) * H * t * t + N * (C + 2);
   const uint64_t work = N * (6 * C + F) + static_cast<uint64_t>(std::max(threads, 1)) * t * t + 2 * N * V;
   return {4 * acts, 4 * work};
+}
+
+// Evaluation's forward-only pass (model::Transformer::infer) of B sequences of T tokens: one
+// group's buffers (model/transformer.cpp: the stream twice, norm, attention output, qkv, the MLP's
+// two F-wide rows, means and deviations), the attention strips' scratch per thread, the relative
+// position table, spline-kernel attention's q·k buffer, and the caller's logits with their
+// per-position losses (evaluate.cpp). Linear in T: no T×T matrix.
+uint64_t infer_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads) {
+  const int64_t C = m.d_model, F = m.mlp_hidden(), V = m.vocab, L = m.layers;
+  const int64_t R = static_cast<int64_t>(model::infer_group_examples(static_cast<int>(B), static_cast<int>(T))) * T;
+  const bool relative = m.position == model::Position::Relative;
+  int64_t floats = R * (7 * C + 2 * F + 2) + B;
+  floats += static_cast<int64_t>(std::max(threads, 1)) *
+            model::attention_infer_scratch_size(static_cast<int>(T), static_cast<int>(C / m.heads), relative);
+  if (relative) floats += L * (2 * T - 1) * C;
+  if (m.attention == model::Attention::SplineKernel) floats += R * 2 * C;
+  floats += B * T * (V + 1);
+  return 4 * static_cast<uint64_t>(floats);
 }
 
 // The same for a recurrent arch: its workspace exactly (model/recurrent_workspace.hpp: saved
@@ -63,14 +83,23 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
         if (n >= run.train.length_min && n <= run.train.length_max) eval_T = std::max(eval_T, tokens(*shifted, n));
     }
   }
-  uint64_t recurrent_acts = 0;
-  for (const auto& [B, T, grads] : {std::tuple<int64_t, int64_t, bool>{run.train.batch, train_T, true}, {kEvalBatch, eval_T, false}}) {
-    const auto [acts, work] = run.model.recurrent() ? recurrent_batch_bytes(run.model, B, T, threads, grads)
-                                                     : batch_bytes(run.model, B, T, threads);
-    recurrent_acts += acts;
-    if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
+  if (run.model.recurrent()) {
+    uint64_t recurrent_acts = 0;
+    for (const auto& [B, T, grads] : {std::tuple<int64_t, int64_t, bool>{run.train.batch, train_T, true}, {kEvalBatch, eval_T, false}}) {
+      const auto [acts, work] = recurrent_batch_bytes(run.model, B, T, threads, grads);
+      recurrent_acts += acts;
+      if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
+    }
+    e.activations = recurrent_acts;
+    return e;
   }
-  if (run.model.recurrent()) e.activations = recurrent_acts;
+  // A transformer keeps forward's buffers (with the T×T attention matrices) for the larger of the
+  // training batch and the diagnostics' 64 examples at the training lengths; evaluation (validation
+  // and the final sets, at every length) runs forward only, in buffers of its own beside them.
+  const int64_t B = std::max<int64_t>(run.train.batch, kEvalBatch);
+  const auto [acts, work] = batch_bytes(run.model, B, train_T, threads);
+  e.activations = acts, e.workspaces = work + infer_bytes(run.model, kEvalBatch, eval_T, threads);
+  e.batch = B, e.tokens = train_T;
   return e;
 }
 

@@ -33,7 +33,7 @@ namespace srbench::harness {
 
 struct MemoryEstimate {
   uint64_t parameters = 0, optimiser = 0, activations = 0, workspaces = 0, process = 0;
-  int64_t batch = 0, tokens = 0;  // the largest batch: B examples of T tokens
+  int64_t batch = 0, tokens = 0;  // the batch whose activations are held: B examples of T tokens
   uint64_t total() const { return parameters + optimiser + activations + workspaces + process; }
 };
 

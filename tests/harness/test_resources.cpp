@@ -117,11 +117,29 @@ TEST_CASE("resources: a suite whose runs cannot fit in memory is refused up fron
 TEST_CASE("resources: the estimate is above a real run's measured peak, and not far above it", "[harness][sweep][resources][no-asan]") {
   TempDir dir;
   const MemoryEstimate e = write_and_estimate(dir);
-  // The largest batch: evaluation's 64 sequences of 128 tokens (parity's states: one token a bit),
-  // above training's 64 of at most 64.
+  // Forward's buffers are those of training's 64 sequences of at most 64 tokens (parity's states:
+  // one token a bit); evaluation at 128 runs forward only, beside them.
   CHECK(e.batch == 64);
-  CHECK(e.tokens == 128);
+  CHECK(e.tokens == 64);
   check_against_peak(e, {"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, 3);
+}
+
+TEST_CASE("resources: evaluation at long lengths is estimated linear in T, above the measured peak",
+          "[harness][sweep][resources][no-asan]") {
+  TempDir dir;
+  auto with_eval = [&](int n) {
+    std::string text = kSuite;
+    text.replace(text.find("lengths: [128]"), 14, "lengths: [" + std::to_string(n) + "]");
+    text.replace(text.find("max_len: 160"), 12, "max_len: " + std::to_string(n));
+    return write_and_load(dir, "long" + std::to_string(n) + ".yaml", text).runs[0];
+  };
+  const MemoryEstimate e1 = estimate_memory(with_eval(1024)), e2 = estimate_memory(with_eval(2048));
+  // Doubling the evaluation length doubles at most its own terms (a T×T term would quadruple): the
+  // growth is below the estimate at 1,024 minus what does not depend on the evaluation length.
+  const uint64_t fixed = e1.parameters + e1.optimiser + e1.activations + e1.process;
+  CHECK(e2.total() - e1.total() <= e1.total() - fixed);
+  CHECK(e2.total() < (1ull << 30));  // about 11 GB when evaluation held its 64 × 4 × 2048² weights
+  check_against_peak(e2, {"sweep", dir.file("long2048.yaml"), "--out", dir.file("r/long.h5"), "--jobs", "1"}, 3);
 }
 
 TEST_CASE("resources: for recurrent models (lstm, stack_rnn) the estimate is above the measured peak, and within 2x",
