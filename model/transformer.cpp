@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "model/attention.hpp"
 #include "model/buffers.hpp"
 #include "model/layers.hpp"
 
@@ -124,6 +125,19 @@ void Transformer<S>::head_forward(S* logits, const S* P) {
 // LIMe's mixing) or example by example (attention), with sgemm's sums independent of how a
 // product is split: the logits are forward's bit for bit in float. Memory: the groups' buffers
 // (kInferRows rows), the strips' scratch, under relative positions p (L, 2T−1, C): linear in T.
+int64_t transformer_infer_floats(const ModelConfig& cfg, int B, int T, int threads) {
+  // Transformer::infer's grow() calls below, the kernels' reserve_infer (variants.cpp) and
+  // RelativePositions::reserve_infer.
+  const int64_t C = cfg.d_model, F = cfg.mlp_hidden();
+  const int64_t R = static_cast<int64_t>(infer_group_examples(B, T)) * T;
+  const bool relative = cfg.position == Position::Relative;
+  int64_t floats = R * (2 * C + 2 * C + 3 * C + 2 * F + 2) + B;  // ires, iln|iatty, iqkv, ifc|iact, imean|irstd
+  floats += static_cast<int64_t>(std::max(threads, 1)) * attention_infer_scratch_size(T, static_cast<int>(C / cfg.heads), relative);
+  if (relative) floats += static_cast<int64_t>(cfg.layers) * (2 * static_cast<int64_t>(T) - 1) * C;
+  if (cfg.attention == Attention::SplineKernel) floats += static_cast<int64_t>(infer_group_examples(B, T)) * T * 2 * C;
+  return floats;
+}
+
 template <typename S>
 void Transformer<S>::infer(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths& rows) {
   const int G = infer_group_examples(B, T);

@@ -34,6 +34,11 @@ inline int infer_group_examples(int B, int T) {
   return static_cast<int>(std::clamp<int64_t>(kInferRows / std::max(T, 1), 1, std::max(B, 1)));
 }
 
+// The float values Transformer<float>::infer allocates for B sequences of T positions with
+// `threads` OpenMP threads: one group's buffers, the attention strips' scratch per thread, the
+// relative-position table, spline-kernel attention's q|k buffer (its caller's logits not counted).
+int64_t transformer_infer_floats(const ModelConfig& cfg, int B, int T, int threads);
+
 template <typename S>
 class Transformer final : public Architecture<S> {
  public:

@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include "model/architecture.hpp"
-#include "model/attention.hpp"
 #include "model/params.hpp"
 #include "model/recurrent_workspace.hpp"
 #include "model/transformer.hpp"
@@ -31,21 +30,12 @@ std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B
   return {4 * acts, 4 * work};
 }
 
-// Evaluation's forward-only pass (model::Transformer::infer) of B sequences of T tokens: one
-// group's buffers (model/transformer.cpp: the stream twice, norm, attention output, qkv, the MLP's
-// two F-wide rows, means and deviations), the attention strips' scratch per thread, the relative
-// position table, spline-kernel attention's q·k buffer, and the caller's logits with their
-// per-position losses (evaluate.cpp). Linear in T: no T×T matrix.
+// Evaluation's forward-only pass (model::Transformer::infer) of B sequences of T tokens: what it
+// allocates (model::transformer_infer_floats), and the caller's logits with their per-position
+// losses (evaluate.cpp). Linear in T: no T×T matrix.
 uint64_t infer_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads) {
-  const int64_t C = m.d_model, F = m.mlp_hidden(), V = m.vocab, L = m.layers;
-  const int64_t R = static_cast<int64_t>(model::infer_group_examples(static_cast<int>(B), static_cast<int>(T))) * T;
-  const bool relative = m.position == model::Position::Relative;
-  int64_t floats = R * (7 * C + 2 * F + 2) + B;
-  floats += static_cast<int64_t>(std::max(threads, 1)) *
-            model::attention_infer_scratch_size(static_cast<int>(T), static_cast<int>(C / m.heads), relative);
-  if (relative) floats += L * (2 * T - 1) * C;
-  if (m.attention == model::Attention::SplineKernel) floats += R * 2 * C;
-  floats += B * T * (V + 1);
+  const int64_t floats = model::transformer_infer_floats(m, static_cast<int>(B), static_cast<int>(T), threads) +
+                         B * T * (static_cast<int64_t>(m.vocab) + 1);
   return 4 * static_cast<uint64_t>(floats);
 }
 

@@ -511,7 +511,7 @@ TEST_CASE("diagnostics: the report leaves out runs without diagnostics", "[harne
   RunResult a, b, c;
   for (auto* r : {&a, &b, &c}) r->entry = r->task = "parity", r->model = "m";
   a.diag = {1, 2, {0.5, 1.0}, {0.25, 0.75}, {1.0}, {2.0}, {4.0}, {5.0}};
-  b.diag = {1, 2, {0.7, 0.0}, {0.75, 0.25}, {3.0}, {kNaN}};  // as read from a file without LIMe's measure
+  b.diag = {1, 2, {0.7, 0.0}, {0.75, 0.25}, {3.0}, {kNaN}, {}, {}};  // as read from a file without LIMe's measure
   c.status = "diverged";  // no diagnostics
   const auto groups = aggregate_runs({a, b, c});
   REQUIRE(groups.size() == 1);
