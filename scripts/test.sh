@@ -2,11 +2,10 @@
 # Installs what is missing, builds, and runs every test (CTest) on the optimised build. Arguments
 # go to ctest (e.g. `-R slurm` for a subset).
 #
-# With SRBENCH_SANITIZE=1 (and no arguments), then the C++ tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer (scripts/sanitize.sh: a separate build in build-sanitize/ and a
-# time-bounded subset; zero reports to pass; it prints its build and test seconds). Opt-in until
-# the whole stage has passed here and its time is measured against the CI budget (docs/harness.md,
-# "Testing under sanitizers").
+# Then (with no arguments) the C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer
+# (scripts/sanitize.sh: a separate build in build-sanitize/ and a time-bounded subset; zero reports
+# to pass; it prints its build and test seconds; docs/harness.md, "Testing under sanitizers").
+# SRBENCH_SANITIZE=0 leaves that stage out (a quicker local run; CI always runs it).
 #
 # No test found is an error. A skipped test (one that exits 77: Slurm cannot start here) fails the
 # run in CI (CI=true, as .ci/run runs); elsewhere it stays a skip, and its reason is printed.
@@ -37,8 +36,12 @@ if [ -n "$skipped" ]; then
     exit 1
   fi
 fi
-if [ $# -eq 0 ] && [ "${SRBENCH_SANITIZE:-0}" = 1 ]; then
-  bash scripts/sanitize.sh || rc=1
+if [ $# -eq 0 ]; then
+  if [ "${SRBENCH_SANITIZE:-1}" != 0 ] || [ "${CI:-}" = true ]; then
+    bash scripts/sanitize.sh || rc=1
+  else
+    echo "test.sh: SRBENCH_SANITIZE=0: the sanitizer stage (scripts/sanitize.sh) left out"
+  fi
 fi
 echo "test.sh: $((SECONDS - start)) s in all"
 exit "$rc"

@@ -4,6 +4,8 @@
 
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,14 +30,15 @@ namespace {
 // "I/N" with 0 <= I < N.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
-  int i = -1, n = -1;
-  if (slash != std::string::npos) {
+  // A whole non-negative number that fits an int, else -1.
+  const auto number = [](const std::string& part) {
     char* end = nullptr;
-    i = static_cast<int>(std::strtol(text.substr(0, slash).c_str(), &end, 10));
-    if (*end != '\0' || slash == 0) i = -1;
-    n = static_cast<int>(std::strtol(text.substr(slash + 1).c_str(), &end, 10));
-    if (*end != '\0' || slash + 1 == text.size()) n = -1;
-  }
+    errno = 0;
+    const long v = std::strtol(part.c_str(), &end, 10);
+    return part.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > INT_MAX ? -1 : static_cast<int>(v);
+  };
+  int i = -1, n = -1;
+  if (slash != std::string::npos) i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
   if (i < 0 || n < 1 || i >= n) throw UsageError("--shard must be I/N with 0 <= I < N, got '" + text + "'");
   return {i, n};
 }

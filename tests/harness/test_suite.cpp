@@ -161,9 +161,13 @@ TEST_CASE("srbench sweep --dry-run: a bad suite exits 2 naming the path, a good 
   r = srbench::test::run_srbench({"sweep", dir.file("good.yaml"), "--dry-run", "--shard", "1/4", "--out", dir.file("o.h5")});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("shard 1/4: 4"));
-  r = srbench::test::run_srbench({"sweep", dir.file("good.yaml"), "--dry-run", "--shard", "4/4"});
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--shard"));
+  // out of range, past an int, not whole numbers, halves missing
+  for (const char* bad : {"4/4", "0/99999999999", "1/4x", "/4", "1/", "-1/4", "1-4"}) {
+    INFO("--shard " << bad);
+    r = srbench::test::run_srbench({"sweep", dir.file("good.yaml"), "--dry-run", "--shard", bad});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--shard must be I/N") && Catch::Contains(std::string("'") + bad + "'"));
+  }
 }
 
 TEST_CASE("suite: --set overrides travel with the stored suite text", "[harness][suite]") {

@@ -298,7 +298,8 @@ TEST_CASE("lime: training is bit-identical with 1 and 2 threads") {
   }
 }
 
-TEST_CASE("lime: deep narrow models (24 layers, d_model 32) train stably, baseline and LIMe") {
+// [long]: left out of the sanitizer subset (scripts/sanitize.sh): 24 layers of kernels the other tests cover.
+TEST_CASE("lime: deep narrow models (24 layers, d_model 32) train stably, baseline and LIMe", "[long]") {
   // One thread: a learning check. Task: target_t = x_{t−1} (one attention hop through 24 layers),
   // positions 1…T−1 scored. Loss must stay finite and fall well below chance.
   const int saved = omp_get_max_threads();
