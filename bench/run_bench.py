@@ -5,6 +5,7 @@ scripts/bench.sh after a Release build.
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
                  [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
                  [--skip-eval] [--eval-lengths 128,512,1024,2048] [--eval-archs transformer,rnn,lstm,gru]
+                 [--tiny-only]
 
 For each configuration and thread count it runs bench_model and bench/reference_torch.py in
 turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
@@ -19,7 +20,8 @@ long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyT
 under torch.no_grad(), time and peak memory of each process, the transformer and the recurrent
 models; --skip-eval leaves them out), and
 runs/hour of a configs/quickstart.yaml sweep with --jobs 1 and --jobs 2, and the share of the
-runs' time that evaluation took in it and in a configs/chomsky-quick.yaml sweep (--jobs 2).
+runs' time that evaluation took in it and in a configs/chomsky-quick.yaml sweep (--jobs 2); last,
+a sweep of 200 tiny runs of 100 steps (runs/hour) and the fixed cost of a run (tiny_suite).
 """
 import argparse
 import os
@@ -96,6 +98,55 @@ def eval_share(sweep_output):
     return lines[-1].split("; ", 1)[-1].strip() if lines else "(no evaluation share printed)"
 
 
+TINY_SUITE = """name: tiny
+seeds: [{seeds}]
+defaults:
+  model: {{layers: 2, d_model: 32, heads: 4, max_len: 32}}
+  train: {{steps: {steps}, batch: 16, lr: 3e-3, warmup: 10, eval_every: {steps}, length: [1, 8]}}
+  eval: {{lengths: [8, 16], examples: 64, val_examples: 64}}
+tasks:
+  - task: parity
+  - task: flipflop
+  - task: modcount
+  - task: dyck
+"""
+
+
+def tiny_sweep(srbench, steps, tmp):
+    """Wall seconds of one --jobs 2 sweep of TINY_SUITE (4 tasks x 50 seeds = 200 runs)."""
+    path = os.path.join(tmp, f"tiny-{steps}.yaml")
+    with open(path, "w") as f:
+        f.write(TINY_SUITE.format(seeds=", ".join(map(str, range(50))), steps=steps))
+    t0 = time.time()
+    subprocess.run([srbench, "sweep", path, "--jobs", "2", "--threads", "1", "--out", os.path.join(tmp, f"tiny-{steps}.h5")],
+                   check=True, capture_output=True, text=True)
+    return time.time() - t0
+
+
+def tiny_suite(srbench, repeats):
+    """Runs/hour of a 200-run suite of 100-step runs (--jobs 2), and a run's fixed cost: the same
+    suite at 1 training step (what is left: process start, task set-up, the validation and final
+    evaluation, the run file, the merge), and that cost's share of a 100-step run. Each the median
+    of up to 3 sweeps."""
+    print()
+    print("a sweep of many tiny runs: 200 runs (parity, flipflop, modcount, dyck x 50 seeds), d_model 32, 2 layers,"
+          " batch 16, lengths 1..8, eval 64 examples at 8 and 16, --jobs 2 --threads 1")
+    walls = {}
+    for steps in (100, 1):
+        times = []
+        for _ in range(max(1, min(repeats, 3))):
+            tmp = tempfile.mkdtemp(prefix="srbench-bench-")
+            try:
+                times.append(tiny_sweep(srbench, steps, tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        walls[steps] = statistics.median(times)
+        print(f"train.steps={steps:<4}: {walls[steps]:6.1f} s (median of {len(times)}), {200 * 3600 / walls[steps]:8.0f} runs/hour,"
+              f" {2 * walls[steps] / 200 * 1e3:6.1f} ms of a core per run", flush=True)
+    print(f"fixed cost of a run (the 1-step suite's core time per run): {2 * walls[1] / 200 * 1e3:.1f} ms,"
+          f" {walls[1] / walls[100]:.1%} of a 100-step run")
+
+
 EVAL_EXAMPLES = 256  # issue 18's rows: a 2-layer d 128 model (4 heads) on 256 parity examples
 EVAL_TARGET_RATIO = 3.0  # ours / PyTorch tokens/s at T >= 512
 EVAL_TARGET_MB = 400  # our whole process at T = 2048
@@ -166,6 +217,7 @@ def main():
     ap.add_argument("--recurrent-only", action="store_true",
                     help="only the GEMM rates and the recurrent rows (no transformer table, T scaling or sweep)")
     ap.add_argument("--skip-sweep", action="store_true")
+    ap.add_argument("--tiny-only", action="store_true", help="only the sweep of 200 tiny runs and a run's fixed cost")
     ap.add_argument("--sweep-steps", type=int, default=300)
     ap.add_argument("--skip-eval", action="store_true", help="leave out the long-T evaluation rows")
     ap.add_argument("--eval-lengths", default="128,512,1024,2048")
@@ -177,6 +229,9 @@ def main():
     ref = os.path.join(HERE, "reference_torch.py")
     threads = [int(t) for t in a.threads.split(",")]
     t_start = time.time()
+    if a.tiny_only:
+        tiny_suite(srbench, a.repeats)
+        return 0
 
     # the best of 3 processes (each the median of 15 products): other load only ever lowers it
     rates = [run([bench, "--gemm"]) for _ in range(3)]
@@ -307,6 +362,7 @@ def main():
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         print(f"configs/chomsky-quick.yaml (24 runs, as configured), --jobs 2: {dt:7.1f} s; {eval_share(done.stdout)}")
+        tiny_suite(srbench, a.repeats)
     print(f"\n(benchmark took {time.time() - t_start:.0f} s)")
     return 0 if ok else 1
 
