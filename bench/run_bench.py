@@ -239,6 +239,10 @@ def main():
     sgemm_gflops = max(r["sgemm_gflops"] for r in rates)
     print(f"core float32 GEMM rate (Eigen, 512x512, 1 thread, best of 3): {gflops:.1f} GFLOP/s")
     print(f"the same product on our kernel (model/sgemm):                 {sgemm_gflops:.1f} GFLOP/s")
+    # a core's FMA peak: independent chains of the widest vector the build targets, in CPU time
+    peak = max(run([bench, "--peak"])["peak_gflops"] for _ in range(3))
+    unit = subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.splitlines()[0]
+    print(f"core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}):  {peak:.1f} GFLOP/s")
 
     configs = [] if a.recurrent_only else [x for x in a.configs.split(",") if x]
     # PyTorch's loss with the machine's OPENBLAS_* settings and without them: the same model.
@@ -252,9 +256,10 @@ def main():
     if configs:
         print()
         print(f"train tokens/s, medians of {a.repeats} runs x {a.steps} steps (after 3 warm-up); "
-              "util = ours FLOP/s / (threads x core GEMM rate), util/sgemm the same against our kernel's rate")
+              "util = ours FLOP/s / (threads x core GEMM rate), util/sgemm the same against our kernel's rate, "
+              "util/peak and torch/peak ours and PyTorch's FLOP/s against threads x the FMA peak")
         print(f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}{'util/sgemm':>12}"
-              f"{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}")
+              f"{'util/peak':>11}{'torch/peak':>12}{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}")
     ours_by = {}
     for name in configs:
         shp = CONFIGS[name]
@@ -269,9 +274,12 @@ def main():
             ours_by[(name, nt)] = o
             util = o * flops_per_token(*shp) / (nt * gflops * 1e9)
             util_own = o * flops_per_token(*shp) / (nt * sgemm_gflops * 1e9)
+            util_peak = o * flops_per_token(*shp) / (nt * peak * 1e9)
+            torch_peak = t * flops_per_token(*shp) / (nt * peak * 1e9)
             orss = max(r["maxrss_kb"] for r in ours) / 1024
             trss = max(r["maxrss_kb"] for r in theirs) / 1024
-            print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{util:>7.0%}{util_own:>12.0%}{orss:>9.1f}{trss:>10.1f}"
+            print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{util:>7.0%}{util_own:>12.0%}{util_peak:>11.0%}"
+                  f"{torch_peak:>12.0%}{orss:>9.1f}{trss:>10.1f}"
                   f"{ours[-1]['loss']:>11.4f}{theirs[-1]['loss']:>11.4f}", flush=True)
     for name in configs:
         if (name, 1) in ours_by and (name, 2) in ours_by:
@@ -279,8 +287,6 @@ def main():
 
     archs = [x for x in a.archs.split(",") if x]
     if archs:
-        peak = max(run([bench, "--peak"])["peak_gflops"] for _ in range(3))
-        unit = subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.splitlines()[0]
         print()
         print(f"recurrent models (recurrent.md) against torch.nn.RNN / LSTM / GRU, medians of {a.repeats} runs x "
               f"{a.steps} steps; core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}): {peak:.1f} GFLOP/s")
