@@ -27,18 +27,19 @@ namespace srbench::harness {
 
 namespace {
 
+// `text` as a whole non-negative number that fits an int, else -1.
+int non_negative_int(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  return text.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > INT_MAX ? -1 : static_cast<int>(v);
+}
+
 // "I/N" with 0 <= I < N.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
-  // A whole non-negative number that fits an int, else -1.
-  const auto number = [](const std::string& part) {
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(part.c_str(), &end, 10);
-    return part.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > INT_MAX ? -1 : static_cast<int>(v);
-  };
   int i = -1, n = -1;
-  if (slash != std::string::npos) i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+  if (slash != std::string::npos) i = non_negative_int(text.substr(0, slash)), n = non_negative_int(text.substr(slash + 1));
   if (i < 0 || n < 1 || i >= n) throw UsageError("--shard must be I/N with 0 <= I < N, got '" + text + "'");
   return {i, n};
 }
@@ -154,10 +155,9 @@ int cmd_eval(const Args& args) {
   if (threads < 1) throw UsageError("--threads must be at least 1");
   std::vector<int> lengths;
   for (const auto& item : tasks::split_list(lengths_text)) {
-    char* end = nullptr;
-    const long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1) throw UsageError("--lengths: '" + item + "' is not a length >= 1");
-    lengths.push_back(static_cast<int>(v));
+    const int v = non_negative_int(item);  // past an int: refused, not wrapped
+    if (v < 1) throw UsageError("--lengths: '" + item + "' is not a length >= 1");
+    lengths.push_back(v);
   }
   tasks::RawParams params;
   for (const auto& s : sets) {

@@ -304,4 +304,11 @@ TEST_CASE("eval: a run saved with save_checkpoint reproduces its evaluation rows
   bad = run_srbench({"eval", "--checkpoint", run_file, "--task", "flipflop", "--lengths", "100"});
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("max_len"));
+  // not a length: zero, a word, past an int (4294967304 would wrap to 8)
+  for (const char* text : {"0", "8x", "4294967304"}) {
+    INFO("--lengths " << text);
+    bad = run_srbench({"eval", "--checkpoint", run_file, "--task", "flipflop", "--lengths", text});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains(std::string("--lengths: '") + text + "' is not a length >= 1"));
+  }
 }
