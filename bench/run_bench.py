@@ -240,8 +240,10 @@ def main():
     print(f"core float32 GEMM rate (Eigen, 512x512, 1 thread, best of 3): {gflops:.1f} GFLOP/s")
     print(f"the same product on our kernel (model/sgemm):                 {sgemm_gflops:.1f} GFLOP/s")
     # a core's FMA peak: independent chains of the widest vector the build targets, in CPU time
-    peak = max(run([bench, "--peak"])["peak_gflops"] for _ in range(3))
-    unit = subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.splitlines()[0]
+    outs = [subprocess.run([bench, "--peak"], check=True, capture_output=True, text=True).stdout.strip().splitlines()
+            for _ in range(3)]
+    peak = max(parse(o[-1])["peak_gflops"] for o in outs)
+    unit = outs[0][0]  # its first line names the vector unit and the loop
     print(f"core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}):  {peak:.1f} GFLOP/s")
 
     configs = [] if a.recurrent_only else [x for x in a.configs.split(",") if x]
