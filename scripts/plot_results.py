@@ -8,8 +8,9 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
                               per (model, grid) variant: mean over seeds, band min..max over seeds;
                               a dashed line at the longest training length, a dotted chance line
                               (a uniform guess's token accuracy) on the token_acc panel
-  position_acc_<entry>.png    accuracy at each position (eval/position_acc) of the id rows beyond
-                              the training length, one panel per variant, one line per length
+  position_acc_<entry>.png    accuracy at each position (eval/position_acc) of the id rows at the
+                              longest training length and beyond, one panel per variant, one line
+                              per length
   curves_<entry>.png          val_acc and train_loss vs step (mean over seeds, band min..max)
   token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
                               one dot per seed, per group
@@ -233,8 +234,9 @@ def plot_accuracy_vs_length(data, out_dir, written):
 
 def position_accuracy(f, runs):
     """{(entry, model, grid): {"train_max", "lengths": {length: (positions, mean over seeds)}}}:
-    eval/position_acc of the condition-id rows longer than the training range (the OOD lengths);
-    groups without such rows or without eval/position_acc are left out."""
+    eval/position_acc of the condition-id rows at the longest training length and beyond (where an
+    in-distribution fit stops, and where length generalisation breaks); groups without such rows
+    or without eval/position_acc are left out."""
     out = {}
     for key, rs in groups_of(runs).items():
         per_length, train_max = {}, None
@@ -251,7 +253,7 @@ def position_accuracy(f, runs):
                 continue
             P = np.asarray(g["eval/position_acc"][:], dtype=float)
             for row, (l, c) in enumerate(zip(g["eval/length"][:], g["eval/condition"][:])):
-                if c == conds.index("id") and l > t and P.ndim == 2 and P.shape[1] > 0:
+                if c == conds.index("id") and l >= t and P.ndim == 2 and P.shape[1] > 0:
                     per_length.setdefault(int(l), []).append(P[row])
         if not per_length:
             continue
@@ -287,7 +289,8 @@ def plot_position_accuracy(data, out_dir, written):
             legend_outside(ax, fontsize=5)
         for ax in list(axes.flat)[len(keys):]:
             ax.axis("off")
-        fig.suptitle(f"{entry}: accuracy at each scored position, lengths beyond training (condition id)", fontsize=9)
+        fig.suptitle(f"{entry}: accuracy at each scored position, the longest training length and beyond (condition id)",
+                     fontsize=9)
         save(fig, os.path.join(out_dir, f"position_acc_{safe_name(entry)}.png"), written)
 
 

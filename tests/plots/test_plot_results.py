@@ -176,10 +176,11 @@ def main():
                 # chance: parity's scored targets are the two bits, and every run says so
                 close(d["chance"], 0.5, f"{model} chance line")
                 close([f["runs"][rid].attrs["chance"] for rid in ids], [0.5, 0.5], f"{model} chance attributes")
-                # accuracy per position beyond the training length (8 only): the seeds' mean, scored
-                # positions only, and, for parity's final answer, consistent with token_acc
+                # accuracy per position at the longest training length and beyond (4 and 8; not 2):
+                # the seeds' mean, scored positions only, and, for parity's final answer, consistent
+                # with token_acc
                 pa = data["position_accuracy"][key]
-                check(list(pa["lengths"]) == [8] and pa["train_max"] == 4, f"{model} position plot lengths {list(pa['lengths'])}")
+                check(list(pa["lengths"]) == [4, 8] and pa["train_max"] == 4, f"{model} position plot lengths {list(pa['lengths'])}")
                 rows8 = []
                 for rid in ids:
                     g = f["runs"][rid]["eval"]

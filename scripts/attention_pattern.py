@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The attention-pattern table and figure: how uniform each head's attention is, over fitted runs.
+
+Liu et al. (ICLR 2023) find two kinds of heads in shortcut solutions: counter heads that spread
+their attention evenly over the prefix (a modular counter sums it) and memory heads that attend
+to one position (a flip-flop reads the last write). srbench measures every run's heads on a fixed
+in-distribution batch (`diag/attn_entropy[layer, head]`, docs/harness.md "Diagnostics"): the
+normalised entropy of each query row's attention, 1 for a uniform head, near 0 for a head that
+reads one key.
+
+For every (task entry, model entry, grid point) with transformer runs this prints, over the runs
+that fitted (`fitted` = 1; id_acc reached train.target_accuracy) — and, with --all, over every run
+that has diagnostics:
+  n         the runs used
+  mean H    the mean over heads of attn_entropy, then the mean over runs, with a 95% percentile
+            bootstrap interval over runs (10,000 resamples of the runs, numpy seed 0)
+  max H     the most uniform head of each run (max over layers and heads), mean over runs [interval]
+  min H     the sparsest head of each run (min over layers and heads), mean over runs [interval]
+  max attn  the sparsest head's attn_max (mean largest attention weight), mean over runs
+
+  /usr/bin/python3 scripts/attention_pattern.py results/shortcuts-32.h5 --tasks parity modcount flipflop \
+      [--models alibi-2 alibi-4] [--format markdown|csv] [--figure docs/figures/shortcuts-32/attention_pattern.png]
+"""
+import argparse
+import math
+import sys
+
+import h5py
+import numpy as np
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def bootstrap(values, reps=10000, seed=0):
+    """95% percentile bootstrap interval of the mean of values (NaN, NaN when fewer than 2)."""
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, size=(reps, values.size))].mean(axis=1)
+    return (float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975)))
+
+
+def read_groups(path, tasks, models, use_all):
+    """{(entry, model, grid): [per-run dict]} for transformer runs with diagnostics, in file order."""
+    groups = {}
+    order = []
+    with h5py.File(path, "r") as f:
+        for rid in f["runs"]:
+            g = f["runs"][rid]
+            a = g.attrs
+            entry, model, grid = text(a["entry"]), text(a["model"]), text(a.get("grid", ""))
+            if tasks and entry not in tasks and text(a["task"]) not in tasks:
+                continue
+            if models and model not in models:
+                continue
+            if "diag" not in g or "attn_entropy" not in g["diag"]:
+                continue
+            ent = np.asarray(g["diag/attn_entropy"], dtype=float)
+            if ent.size == 0:  # a recurrent model: no attention
+                continue
+            fitted = int(a.get("fitted", -1))
+            key = (entry, model, grid)
+            if key not in groups:
+                groups[key] = {"all": 0, "runs": []}
+                order.append(key)
+            groups[key]["all"] += 1
+            if use_all or fitted == 1:
+                groups[key]["runs"].append({
+                    "seed": int(a["seed"]),
+                    "entropy": ent,
+                    "attn_max": np.asarray(g["diag/attn_max"], dtype=float),
+                })
+    return [(k, groups[k]) for k in order]
+
+
+def summarise(runs):
+    mean_h = [float(np.nanmean(r["entropy"])) for r in runs]
+    max_h = [float(np.nanmax(r["entropy"])) for r in runs]
+    min_h = [float(np.nanmin(r["entropy"])) for r in runs]
+    sparse_max = []
+    for r in runs:
+        i = np.unravel_index(np.nanargmin(r["entropy"]), r["entropy"].shape)
+        sparse_max.append(float(r["attn_max"][i]))
+    out = {}
+    for name, vals in (("mean_H", mean_h), ("max_H", max_h), ("min_H", min_h), ("sparse_attn_max", sparse_max)):
+        lo, hi = bootstrap(vals)
+        out[name] = (float(np.mean(vals)) if vals else math.nan, lo, hi)
+    return out
+
+
+def cell(v, with_ci=True):
+    m, lo, hi = v
+    if math.isnan(m):
+        return "-"
+    if not with_ci or math.isnan(lo):
+        return f"{m:.2f}"
+    return f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def print_table(rows, fmt, out=sys.stdout):
+    head = ["entry", "model", "grid", "fitted/runs", "mean H", "max H (most uniform head)",
+            "min H (sparsest head)", "sparsest head's attn_max"]
+    if fmt == "csv":
+        out.write("entry,model,grid,n,runs,metric,mean,ci_lo,ci_hi\n")
+        for (entry, model, grid), g, s in rows:
+            for k, v in s.items():
+                out.write(f"{entry},{model},{grid},{len(g['runs'])},{g['all']},{k},{v[0]:.6g},{v[1]:.6g},{v[2]:.6g}\n")
+        return
+    out.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
+    for (entry, model, grid), g, s in rows:
+        out.write(f"| {entry} | {model} | {grid or '-'} | {len(g['runs'])}/{g['all']} | {cell(s['mean_H'])} | "
+                  f"{cell(s['max_H'])} | {cell(s['min_H'])} | {cell(s['sparse_attn_max'])} |\n")
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    entries = []
+    for (entry, _, _), _, _ in rows:
+        if entry not in entries:
+            entries.append(entry)
+    fig, axes = plt.subplots(1, len(entries), figsize=(3.2 * len(entries) + 1.6, 3.0), sharey=True, squeeze=False)
+    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
+    models = []
+    for (_, model, grid), _, _ in rows:
+        if (model, grid) not in models:
+            models.append((model, grid))
+    for ax, entry in zip(axes[0], entries):
+        for (e, model, grid), g, _ in rows:
+            if e != entry or not g["runs"]:
+                continue
+            mi = models.index((model, grid))
+            label = model + (f" {grid}" if grid else "")
+            for j, r in enumerate(g["runs"]):
+                h = np.sort(r["entropy"].ravel())
+                x = np.linspace(0, 1, h.size) if h.size > 1 else np.array([0.5])
+                ax.plot(x, h, marker=markers[mi % len(markers)], ms=3, lw=0.7, color=f"C{mi}",
+                        label=label if j == 0 else None)
+        ax.set_title(entry, fontsize=9)
+        ax.set_xlabel("heads, sorted by entropy (rank / count)", fontsize=7)
+        ax.set_ylim(-0.02, 1.02)
+        ax.axhline(1.0, color="0.5", ls=":", lw=0.8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel("attn_entropy (1 = uniform, 0 = one key)", fontsize=7)
+    handles, labels = [], []
+    for ax in axes[0]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels:
+                handles.append(h)
+                labels.append(l)
+    if handles:
+        axes[0][-1].legend(handles, labels, fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    fig.suptitle("per-head attention entropy of fitted runs (one line per run)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("file")
+    p.add_argument("--tasks", nargs="*", default=[], help="task entries (or task names) to include; default all")
+    p.add_argument("--models", nargs="*", default=[], help="model entries to include; default all")
+    p.add_argument("--all", action="store_true", help="every run with diagnostics, not only the fitted ones")
+    p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+    p.add_argument("--figure", help="write the figure here (png)")
+    args = p.parse_args(argv)
+    groups = read_groups(args.file, set(args.tasks), set(args.models), args.all)
+    if not groups:
+        sys.exit(f"{args.file}: no transformer run with diagnostics matches --tasks/--models")
+    rows = [(k, g, summarise(g["runs"])) for k, g in groups]
+    print_table(rows, args.format)
+    if args.figure:
+        plot(rows, args.figure)
+        print(f"wrote {args.figure}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""scripts/attention_pattern.py against hand-made run files: the fitted filter, the per-run head
+statistics (mean, max, min over heads, the sparsest head's attn_max), the mean over runs and its
+bootstrap interval, recomputed here from the arrays written.
+
+    /usr/bin/python3 tests/harness/test_attention_pattern.py --script scripts/attention_pattern.py
+"""
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def write_run(f, rid, entry, model, seed, fitted, ent, amax):
+    g = f.create_group(f"runs/{rid}")
+    for k, v in (("entry", entry), ("task", entry), ("model", model), ("grid", "")):
+        g.attrs[k] = np.bytes_(v)
+    g.attrs["seed"] = np.int64(seed)
+    g.attrs["fitted"] = np.int64(fitted)
+    g.create_dataset("diag/attn_entropy", data=np.asarray(ent, dtype=float))
+    g.create_dataset("diag/attn_max", data=np.asarray(amax, dtype=float))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--script", required=True)
+    a = ap.parse_args()
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "suite.h5")
+    # parity: three fitted runs (2 layers x 2 heads) and one that did not fit; an lstm without heads
+    ents = [np.array([[0.9, 0.2], [0.5, 1.0]]), np.array([[0.8, 0.4], [0.6, 0.7]]), np.array([[0.1, 0.3], [0.9, 0.95]])]
+    amaxs = [np.array([[0.1, 0.7], [0.3, 0.05]]), np.array([[0.2, 0.5], [0.3, 0.3]]), np.array([[0.9, 0.6], [0.1, 0.1]])]
+    with h5py.File(path, "w") as f:
+        for i, (e, m) in enumerate(zip(ents, amaxs)):
+            write_run(f, f"p{i}", "parity", "alibi", i, 1, e, m)
+        write_run(f, "p9", "parity", "alibi", 9, 0, np.zeros((2, 2)), np.ones((2, 2)))
+        write_run(f, "l0", "parity", "lstm", 0, 1, np.zeros((1, 0)), np.zeros((1, 0)))
+        write_run(f, "f0", "flipflop", "alibi", 0, 1, np.array([[0.05]]), np.array([[0.97]]))
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--format", "csv"], capture_output=True, text=True)
+    check(out.returncode == 0, f"exit 0 (got {out.returncode}: {out.stderr})")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    got = {(r["entry"], r["model"], r["metric"]): r for r in rows}
+    check(not any(r["model"] == "lstm" for r in rows), "a model without attention heads is left out")
+    want = {
+        "mean_H": [0.65, 0.625, 0.5625],
+        "max_H": [1.0, 0.8, 0.95],
+        "min_H": [0.2, 0.4, 0.1],
+        "sparse_attn_max": [0.7, 0.5, 0.9],  # attn_max of the head with the least entropy
+    }
+    for k, vals in want.items():
+        r = got.get(("parity", "alibi", k))
+        check(r is not None, f"parity alibi {k} present")
+        if r is None:
+            continue
+        check(r["n"] == "3" and r["runs"] == "4", f"{k}: 3 fitted of 4 runs (got {r['n']}/{r['runs']})")
+        check(abs(float(r["mean"]) - np.mean(vals)) < 1e-6, f"{k}: mean {r['mean']} vs {np.mean(vals)}")
+        rng = np.random.default_rng(0)
+        v = np.asarray(vals)
+        means = v[rng.integers(0, v.size, size=(10000, v.size))].mean(axis=1)
+        lo, hi = np.quantile(means, 0.025), np.quantile(means, 0.975)
+        check(abs(float(r["ci_lo"]) - lo) < 1e-6 and abs(float(r["ci_hi"]) - hi) < 1e-6,
+              f"{k}: interval [{r['ci_lo']}, {r['ci_hi']}] vs [{lo}, {hi}]")
+        check(float(r["ci_lo"]) <= float(r["mean"]) <= float(r["ci_hi"]), f"{k}: the mean inside its interval")
+    r = got.get(("flipflop", "alibi", "min_H"))
+    check(r is not None and abs(float(r["mean"]) - 0.05) < 1e-9 and r["ci_lo"] == "nan",
+          "flipflop: one run, its value and no interval")
+    # --all takes the unfitted parity run in: the min over heads of its zeros pulls min_H down
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--format", "csv", "--all", "--tasks", "parity"],
+                         capture_output=True, text=True)
+    rows = {r["metric"]: r for r in csv.DictReader(io.StringIO(out.stdout)) if r["model"] == "alibi"}
+    check(rows.get("min_H", {}).get("n") == "4" and abs(float(rows["min_H"]["mean"]) - 0.7 / 4) < 1e-6,
+          "--all: 4 runs, min_H mean (0.2 + 0.4 + 0.1 + 0) / 4")
+    check(not any(r.get("entry") == "flipflop" for r in rows.values()), "--tasks parity leaves flipflop out")
+    # nothing matches: a clear error, non-zero
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--tasks", "nosuch"], capture_output=True, text=True)
+    check(out.returncode != 0 and "no transformer run" in out.stderr, "no match: an error naming why")
+    # the figure is written
+    fig = os.path.join(d, "ap.png")
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--figure", fig], capture_output=True, text=True)
+    check(out.returncode == 0 and os.path.getsize(fig) > 1000 and open(fig, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+          "the figure is a PNG")
+    print(f"{len(failures)} failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""scripts/shift_coverage.py against a brute force over every walk: gridworld's cell (with the
+clamped edges) and dyck's depth (with the forced moves) per position, the expected training
+counts, and the 1..8 case the review worked by hand (c8 at position 7 in 1 of 2048 training
+examples).
+
+    /usr/bin/python3 tests/harness/test_shift_coverage.py --script scripts/shift_coverage.py
+"""
+import argparse
+import importlib.util
+import itertools
+import sys
+
+import numpy as np
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def brute(p_right, length, cells):
+    out = np.zeros((length, cells))
+    for moves in itertools.product((0, 1), repeat=length):
+        prob = np.prod([p_right if m else 1 - p_right for m in moves])
+        c = 0
+        for t, m in enumerate(moves):
+            c = min(c + 1, cells - 1) if m else max(c - 1, 0)
+            out[t, c] += prob
+    return out
+
+
+def brute_dyck(p_open, length, max_depth):
+    """Every walk of free moves; a forced move (depth 0: open, max_depth: close) has probability 1."""
+    out = np.zeros((length, max_depth + 1))
+
+    def walk(t, depth, prob):
+        if t == length:
+            return
+        if depth == 0 or depth == max_depth:
+            nxt = [(1 if depth == 0 else max_depth - 1, 1.0)]
+        else:
+            nxt = [(depth + 1, p_open), (depth - 1, 1.0 - p_open)]
+        for d, q in nxt:
+            out[t, d] += prob * q
+            walk(t + 1, d, prob * q)
+
+    walk(0, 0, 1.0)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--script", required=True)
+    a = ap.parse_args()
+    spec = importlib.util.spec_from_file_location("shift_coverage", a.script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for p, T, cells in ((0.5, 10, 4), (0.8, 10, 9), (0.3, 9, 3)):
+        got, want = mod.cell_distribution(p, T, cells), brute(p, T, cells)
+        check(np.allclose(got, want, atol=1e-12), f"cell distribution p={p} T={T} cells={cells}: max diff "
+              f"{np.abs(got - want).max():.3g}")
+    for p, T, m in ((0.5, 11, 3), (0.8, 10, 8), (0.2, 9, 1)):
+        got, want = mod.depth_distribution(p, T, m), brute_dyck(p, T, m)
+        check(np.allclose(got, want, atol=1e-12), f"dyck depth distribution p_open={p} T={T} max_depth={m}: "
+              f"max diff {np.abs(got - want).max():.3g}")
+    # expected counts: lengths 1..8 uniform, 25,600 examples; position t exists in (8 - t) / 8 of them
+    counts = mod.expected_training_counts(1, 8, 25600, 9)
+    want = brute(0.5, 8, 9) * (np.array([(8 - t) / 8 for t in range(8)])[:, None]) * 25600
+    check(np.allclose(counts, want), "expected training counts, lengths 1..8")
+    check(abs(counts[7, 8] - 25600 / 2048) < 1e-9, f"c8 at position 7: 1/2048 of the examples (got {counts[7, 8]})")
+    check(abs(mod.cell_distribution(0.8, 8, 9)[7, 8] - 0.8 ** 8) < 1e-12, "shifted: c8 at position 7 is 0.8^8")
+    low, where, share = mod.coverage(1, 8, 25600, 9, 0.8, 8)
+    check(abs(low - 12.5) < 1e-9 and where[0] == 7, f"least count at 1..8: 12.5 at position 7 (got {low} at {where})")
+    check(share[1] == 0.0 and 0.0 < share[100] < 1.0, f"share below 1 and below 100: {share}")
+    print(f"{len(failures)} failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
