@@ -11,7 +11,7 @@ reads one key.
 For every (task entry, model entry, grid point) with transformer runs this prints, over the runs
 that fitted (`fitted` = 1; id_acc reached train.target_accuracy) — and, with --all, over every run
 that has diagnostics:
-  n         the runs used
+  n         the runs used, and how many of all the group's runs fitted
   mean H    the mean over heads of attn_entropy, then the mean over runs, with a 95% percentile
             bootstrap interval over runs (10,000 resamples of the runs, numpy seed 0)
   max H     the most uniform head of each run (max over layers and heads), mean over runs [interval]
@@ -48,7 +48,11 @@ def read_groups(path, tasks, models, use_all):
     groups = {}
     order = []
     with h5py.File(path, "r") as f:
-        for rid in f["runs"]:
+        ids = list(f["runs"])
+        if "summary" in f and "run_id" in (f["summary"].dtype.names or ()):  # the suite's order
+            listed = [text(r) for r in f["summary"]["run_id"][:]]
+            ids = [r for r in listed if r in f["runs"]] + [r for r in ids if r not in set(listed)]
+        for rid in ids:
             g = f["runs"][rid]
             a = g.attrs
             entry, model, grid = text(a["entry"]), text(a["model"]), text(a.get("grid", ""))
@@ -64,9 +68,10 @@ def read_groups(path, tasks, models, use_all):
             fitted = int(a.get("fitted", -1))
             key = (entry, model, grid)
             if key not in groups:
-                groups[key] = {"all": 0, "runs": []}
+                groups[key] = {"all": 0, "fitted": 0, "runs": []}
                 order.append(key)
             groups[key]["all"] += 1
+            groups[key]["fitted"] += fitted == 1
             if use_all or fitted == 1:
                 groups[key]["runs"].append({
                     "seed": int(a["seed"]),
@@ -101,17 +106,18 @@ def cell(v, with_ci=True):
 
 
 def print_table(rows, fmt, out=sys.stdout):
-    head = ["entry", "model", "grid", "fitted/runs", "mean H", "max H (most uniform head)",
+    head = ["entry", "model", "grid", "runs used (fitted/all)", "mean H", "max H (most uniform head)",
             "min H (sparsest head)", "sparsest head's attn_max"]
     if fmt == "csv":
-        out.write("entry,model,grid,n,runs,metric,mean,ci_lo,ci_hi\n")
+        out.write("entry,model,grid,n,fitted,runs,metric,mean,ci_lo,ci_hi\n")
         for (entry, model, grid), g, s in rows:
             for k, v in s.items():
-                out.write(f"{entry},{model},{grid},{len(g['runs'])},{g['all']},{k},{v[0]:.6g},{v[1]:.6g},{v[2]:.6g}\n")
+                out.write(f"{entry},{model},{grid},{len(g['runs'])},{g['fitted']},{g['all']},{k},{v[0]:.6g},{v[1]:.6g},"
+                          f"{v[2]:.6g}\n")
         return
     out.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
     for (entry, model, grid), g, s in rows:
-        out.write(f"| {entry} | {model} | {grid or '-'} | {len(g['runs'])}/{g['all']} | {cell(s['mean_H'])} | "
+        out.write(f"| {entry} | {model} | {grid or '-'} | {len(g['runs'])} ({g['fitted']}/{g['all']}) | {cell(s['mean_H'])} | "
                   f"{cell(s['max_H'])} | {cell(s['min_H'])} | {cell(s['sparse_attn_max'])} |\n")
 
 

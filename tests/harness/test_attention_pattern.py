@@ -66,7 +66,8 @@ def main():
         check(r is not None, f"parity alibi {k} present")
         if r is None:
             continue
-        check(r["n"] == "3" and r["runs"] == "4", f"{k}: 3 fitted of 4 runs (got {r['n']}/{r['runs']})")
+        check(r["n"] == "3" and r["fitted"] == "3" and r["runs"] == "4",
+              f"{k}: 3 used, 3 fitted of 4 runs (got {r['n']}, {r['fitted']}/{r['runs']})")
         check(abs(float(r["mean"]) - np.mean(vals)) < 1e-6, f"{k}: mean {r['mean']} vs {np.mean(vals)}")
         rng = np.random.default_rng(0)
         v = np.asarray(vals)
@@ -82,8 +83,9 @@ def main():
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--format", "csv", "--all", "--tasks", "parity"],
                          capture_output=True, text=True)
     rows = {r["metric"]: r for r in csv.DictReader(io.StringIO(out.stdout)) if r["model"] == "alibi"}
-    check(rows.get("min_H", {}).get("n") == "4" and abs(float(rows["min_H"]["mean"]) - 0.7 / 4) < 1e-6,
-          "--all: 4 runs, min_H mean (0.2 + 0.4 + 0.1 + 0) / 4")
+    check(rows.get("min_H", {}).get("n") == "4" and rows["min_H"]["fitted"] == "3"
+          and abs(float(rows["min_H"]["mean"]) - 0.7 / 4) < 1e-6,
+          "--all: 4 runs used, 3 of them fitted, min_H mean (0.2 + 0.4 + 0.1 + 0) / 4")
     check(not any(r.get("entry") == "flipflop" for r in rows.values()), "--tasks parity leaves flipflop out")
     # nothing matches: a clear error, non-zero
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--tasks", "nosuch"], capture_output=True, text=True)
