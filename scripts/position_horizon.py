@@ -10,8 +10,14 @@ the number of scored positions when none is. Per (task entry, model entry, grid 
 prints the mean horizon over the runs with its 95% percentile bootstrap interval over runs
 (10,000 resamples, numpy seed 0), the min and max, and the number of scored positions.
 
+`--condition` takes another evaluation condition (a shift, e.g. p_write=0.1) instead of id;
+`--blocks K` prints instead the error rate (1 - accuracy) in K equal blocks of the scored
+positions, mean over runs: where in the sequence the errors sit.
+
   /usr/bin/python3 scripts/position_horizon.py results/shortcuts-32.h5 --length 32 [--threshold 0.9]
       [--tasks parity S5] [--models alibi-1 alibi-8] [--format markdown|csv]
+  /usr/bin/python3 scripts/position_horizon.py results/shortcuts-32.h5 --length 32 --tasks flipflop \
+      --condition p_write=0.1 --blocks 4
 """
 import argparse
 import math
@@ -30,7 +36,13 @@ def horizon(acc, threshold):
     return int(below[0]) if below.size else int(scored.size)
 
 
-def read(path, length, threshold, tasks, models):
+def blocks_of(acc, k):
+    """Error rate (1 - mean accuracy) of each of k equal blocks of the scored positions."""
+    scored = acc[np.isfinite(acc)]
+    return [float(1.0 - b.mean()) if b.size else math.nan for b in np.array_split(scored, k)]
+
+
+def read(path, length, threshold, tasks, models, condition="id", blocks=0):
     groups, order = {}, []
     with h5py.File(path, "r") as f:
         ids = list(f["runs"])
@@ -46,37 +58,58 @@ def read(path, length, threshold, tasks, models):
             if "eval" not in g or "position_acc" not in g["eval"]:
                 continue
             conds = [text(c) for c in g["eval/conditions"][:]]
-            if "id" not in conds:
+            if condition not in conds:
                 continue
-            rows = np.flatnonzero((g["eval/length"][:] == length) & (g["eval/condition"][:] == conds.index("id")))
+            rows = np.flatnonzero((g["eval/length"][:] == length) & (g["eval/condition"][:] == conds.index(condition)))
             if rows.size == 0:
                 continue
             acc = np.asarray(g["eval/position_acc"][rows[0]], dtype=float)
             key = (entry, model, grid)
             if key not in groups:
-                groups[key] = {"h": [], "scored": int(np.isfinite(acc).sum())}
+                groups[key] = {"h": [], "blocks": [], "scored": int(np.isfinite(acc).sum())}
                 order.append(key)
             groups[key]["h"].append(horizon(acc, threshold))
+            if blocks:
+                groups[key]["blocks"].append(blocks_of(acc, blocks))
     return [(k, groups[k]) for k in order]
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("file")
-    p.add_argument("--length", type=int, required=True, help="the evaluated length (condition id)")
+    p.add_argument("--length", type=int, required=True, help="the evaluated length")
+    p.add_argument("--condition", default="id", help="the evaluation condition (default id)")
+    p.add_argument("--blocks", type=int, default=0, help="print the error rate in this many blocks of positions")
     p.add_argument("--threshold", type=float, default=0.9)
     p.add_argument("--tasks", nargs="*", default=[])
     p.add_argument("--models", nargs="*", default=[])
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
-    groups = read(a.file, a.length, a.threshold, set(a.tasks), set(a.models))
+    if a.blocks < 0:
+        sys.exit(f"--blocks must be 0 or more, got {a.blocks}")
+    groups = read(a.file, a.length, a.threshold, set(a.tasks), set(a.models), a.condition, a.blocks)
     if not groups:
-        sys.exit(f"{a.file}: no run has eval/position_acc for condition id at length {a.length}"
+        sys.exit(f"{a.file}: no run has eval/position_acc for condition {a.condition} at length {a.length}"
                  + (" among --tasks/--models" if a.tasks or a.models else ""))
+    if a.blocks:
+        head = [f"block {i + 1}/{a.blocks}" for i in range(a.blocks)]
+        if a.format == "csv":
+            print("entry,model,grid,n," + ",".join(f"error_block{i + 1}" for i in range(a.blocks)))
+        else:
+            print(f"| entry | model | grid | n | " + " | ".join(head) + " |")
+            print("|---|---|---|---|" + "---|" * a.blocks)
+        for (entry, model, grid), g in groups:
+            m = np.nanmean(np.asarray(g["blocks"], dtype=float), axis=0)
+            if a.format == "csv":
+                print(f"{entry},{model},{grid},{len(g['h'])}," + ",".join(f"{v:.10g}" for v in m))
+            else:
+                print(f"| {entry} | {model} | {grid or '-'} | {len(g['h'])} | " + " | ".join(f"{v:.3f}" for v in m) + " |")
+        return
     if a.format == "csv":
         print("entry,model,grid,n,mean,ci_lo,ci_hi,min,max,scored")
     else:
-        print(f"| entry | model | grid | n | horizon at length {a.length} (acc ≥ {a.threshold}) | min | max | scored |")
+        print(f"| entry | model | grid | n | horizon at length {a.length}, {a.condition} (acc ≥ {a.threshold}) | min | max "
+              f"| scored |")
         print("|---|---|---|---|---|---|---|---|")
     for (entry, model, grid), g in groups:
         h = np.asarray(g["h"], dtype=float)

@@ -81,6 +81,21 @@ def main():
     rows = {r["model"]: r for r in csv.DictReader(io.StringIO(out.stdout))}
     check(set(rows) == {"alibi"} and rows["alibi"]["n"] == "1" and rows["alibi"]["mean"] == "8",
           f"length 8: only the run that has it, no drop: horizon = the 8 scored positions: {rows}")
+    # a shift condition, and the error rate in blocks: a0's p1=0.9 row is 0.1 at every position
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--length", "4", "--condition", "p1=0.9", "--format",
+                          "csv"], capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    check(len(rows) == 1 and rows[0]["model"] == "alibi" and rows[0]["mean"] == "0",
+          f"--condition p1=0.9: only a0 has it, horizon 0: {rows}")
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--length", "4", "--blocks", "2", "--format", "csv"],
+                         capture_output=True, text=True)
+    rows = {r["model"]: r for r in csv.DictReader(io.StringIO(out.stdout))}
+    # alibi blocks: a0 [0, 0.275], a1 [0.055, 0], a2 [0, 0.04]; lstm [0.4, 0]
+    want = [np.mean([0.0, 0.055, 0.0]), np.mean([0.275, 0.0, 0.04])]
+    got = [float(rows["alibi"]["error_block1"]), float(rows["alibi"]["error_block2"])] if "alibi" in rows else []
+    check(len(got) == 2 and np.allclose(got, want, atol=1e-9), f"--blocks 2, alibi: {got} vs {want}")
+    check("lstm" in rows and np.allclose([float(rows["lstm"]["error_block1"]), float(rows["lstm"]["error_block2"])],
+                                         [0.4, 0.0]), f"--blocks 2, lstm: {rows.get('lstm')}")
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--length", "16"], capture_output=True, text=True)
     check(out.returncode != 0 and "length 16" in out.stderr, "no run at that length: an error naming it")
     print(f"{len(failures)} failures")
