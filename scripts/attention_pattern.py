@@ -25,48 +25,24 @@ import argparse
 import math
 import sys
 
-import h5py
 import numpy as np
 
-
-def text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def bootstrap(values, reps=10000, seed=0):
-    """95% percentile bootstrap interval of the mean of values (NaN, NaN when fewer than 2)."""
-    values = np.asarray(values, dtype=float)
-    if values.size < 2:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, values.size, size=(reps, values.size))].mean(axis=1)
-    return (float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975)))
+from suite_runs import bootstrap, fail, iter_runs, open_suite
 
 
 def read_groups(path, tasks, models, use_all):
     """{(entry, model, grid): [per-run dict]} for transformer runs with diagnostics, in file order."""
     groups = {}
     order = []
-    with h5py.File(path, "r") as f:
-        ids = list(f["runs"])
-        if "summary" in f and "run_id" in (f["summary"].dtype.names or ()):  # the suite's order
-            listed = [text(r) for r in f["summary"]["run_id"][:]]
-            ids = [r for r in listed if r in f["runs"]] + [r for r in ids if r not in set(listed)]
-        for rid in ids:
-            g = f["runs"][rid]
+    with open_suite(path) as f:
+        for g, key in iter_runs(f, tasks, models):
             a = g.attrs
-            entry, model, grid = text(a["entry"]), text(a["model"]), text(a.get("grid", ""))
-            if tasks and entry not in tasks and text(a["task"]) not in tasks:
-                continue
-            if models and model not in models:
-                continue
             if "diag" not in g or "attn_entropy" not in g["diag"]:
                 continue
             ent = np.asarray(g["diag/attn_entropy"], dtype=float)
             if ent.size == 0:  # a recurrent model: no attention
                 continue
             fitted = int(a.get("fitted", -1))
-            key = (entry, model, grid)
             if key not in groups:
                 groups[key] = {"all": 0, "fitted": 0, "runs": []}
                 order.append(key)
@@ -178,7 +154,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     groups = read_groups(args.file, set(args.tasks), set(args.models), args.all)
     if not groups:
-        sys.exit(f"{args.file}: no transformer run with diagnostics matches --tasks/--models")
+        fail(f"{args.file}: no transformer run with diagnostics matches --tasks/--models")
     rows = [(k, g, summarise(g["runs"])) for k, g in groups]
     print_table(rows, args.format)
     if args.figure:

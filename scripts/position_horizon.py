@@ -21,12 +21,10 @@ positions, mean over runs: where in the sequence the errors sit.
 """
 import argparse
 import math
-import sys
 
-import h5py
 import numpy as np
 
-from attention_pattern import bootstrap, text
+from suite_runs import bootstrap, fail, iter_runs, open_suite, text
 
 
 def horizon(acc, threshold):
@@ -44,17 +42,8 @@ def blocks_of(acc, k):
 
 def read(path, length, threshold, tasks, models, condition="id", blocks=0):
     groups, order = {}, []
-    with h5py.File(path, "r") as f:
-        ids = list(f["runs"])
-        if "summary" in f and "run_id" in (f["summary"].dtype.names or ()):
-            listed = [text(r) for r in f["summary"]["run_id"][:]]
-            ids = [r for r in listed if r in f["runs"]] + [r for r in ids if r not in set(listed)]
-        for rid in ids:
-            g = f["runs"][rid]
-            a = g.attrs
-            entry, model, grid = text(a["entry"]), text(a["model"]), text(a.get("grid", ""))
-            if (tasks and entry not in tasks and text(a["task"]) not in tasks) or (models and model not in models):
-                continue
+    with open_suite(path) as f:
+        for g, key in iter_runs(f, tasks, models):
             if "eval" not in g or "position_acc" not in g["eval"]:
                 continue
             conds = [text(c) for c in g["eval/conditions"][:]]
@@ -64,7 +53,6 @@ def read(path, length, threshold, tasks, models, condition="id", blocks=0):
             if rows.size == 0:
                 continue
             acc = np.asarray(g["eval/position_acc"][rows[0]], dtype=float)
-            key = (entry, model, grid)
             if key not in groups:
                 groups[key] = {"h": [], "blocks": [], "scored": int(np.isfinite(acc).sum())}
                 order.append(key)
@@ -86,10 +74,10 @@ def main(argv=None):
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     if a.blocks < 0:
-        sys.exit(f"--blocks must be 0 or more, got {a.blocks}")
+        fail(f"--blocks must be 0 or more, got {a.blocks}")
     groups = read(a.file, a.length, a.threshold, set(a.tasks), set(a.models), a.condition, a.blocks)
     if not groups:
-        sys.exit(f"{a.file}: no run has eval/position_acc for condition {a.condition} at length {a.length}"
+        fail(f"{a.file}: no run has eval/position_acc for condition {a.condition} at length {a.length}"
                  + (" among --tasks/--models" if a.tasks or a.models else ""))
     if a.blocks:
         head = [f"block {i + 1}/{a.blocks}" for i in range(a.blocks)]

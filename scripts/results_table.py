@@ -27,7 +27,8 @@ import csv
 import io
 import math
 import subprocess
-import sys
+
+from suite_runs import fail
 
 
 def fnum(s):
@@ -46,9 +47,8 @@ def fmt_value(v, digits):
 
 
 def cell(row, digits, count):
-    n = int(fnum(row.get("n", "0")) or 0) if row.get("n") not in (None, "") else 0
-    mean = fnum(row.get("mean"))
-    if n == 0 or math.isnan(mean):
+    n, mean = fnum(row.get("n")), fnum(row.get("mean"))
+    if not n > 0 or math.isnan(mean):  # no seed has the metric (n 0 or absent)
         text = "-"
     else:
         text = fmt_value(mean, digits)
@@ -65,8 +65,11 @@ def cell(row, digits, count):
 
 def read_report(args):
     if args.csv:
-        with open(args.csv, newline="") as f:
-            return f.read()
+        try:
+            with open(args.csv, newline="") as f:
+                return f.read()
+        except OSError as e:
+            fail(f"--csv {args.csv}: {e.strerror}")
     cmd = [args.srbench, "report", args.file, "--format", "csv"]
     if args.token_acc:
         cmd.append("--errors")
@@ -76,41 +79,41 @@ def read_report(args):
         cmd.append("--fitted")
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
+        fail(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
     return out.stdout
 
 
 def pivot(text, args):
     rows = list(csv.DictReader(io.StringIO(text)))
     if not rows:
-        sys.exit("the report has no rows")
+        fail("the report has no rows")
     errors_report = "condition" in rows[0]
     if args.token_acc:
         if not errors_report:
-            sys.exit("--token-acc needs the csv of `srbench report --errors` (its rows have a condition and a length)")
+            fail("--token-acc needs the csv of `srbench report --errors` (its rows have a condition and a length)")
         if args.length is None:
-            sys.exit("--token-acc needs --length")
+            fail("--token-acc needs --length")
         want = [dict(r) for r in rows if r["condition"] == args.condition and r["length"] == str(args.length)]
         if not want:
-            sys.exit(f"no row of the report has condition {args.condition} at length {args.length}")
+            fail(f"no row of the report has condition {args.condition} at length {args.length}")
         for r in want:  # token accuracy = 1 - error rate; the interval's ends swap
             m, lo, hi = fnum(r["mean"]), fnum(r["ci_lo"]), fnum(r["ci_hi"])
             r["mean"], r["ci_lo"], r["ci_hi"] = 1 - m, 1 - hi, 1 - lo
         return collect(want, args, None)
     if errors_report:
-        sys.exit("an --errors csv goes with --token-acc")
+        fail("an --errors csv goes with --token-acc")
     lengths_report = "quantity" in rows[0]
     if args.length is not None and not lengths_report:
-        sys.exit("--length needs the csv of `srbench report --lengths` (its rows have a quantity and a length)")
+        fail("--length needs the csv of `srbench report --lengths` (its rows have a quantity and a length)")
     if args.length is None and lengths_report:
-        sys.exit("--metric needs the csv of `srbench report` (without --lengths)")
+        fail("--metric needs the csv of `srbench report` (without --lengths)")
     if lengths_report:
         want = [r for r in rows if r["quantity"] == args.quantity and r["length"] == str(args.length)]
     else:
         want = [r for r in rows if r["metric"] == args.metric]
     if not want:
         what = f"{args.quantity} at length {args.length}" if lengths_report else f"metric {args.metric}"
-        sys.exit(f"no row of the report has {what}")
+        fail(f"no row of the report has {what}")
     return collect(want, args, None if lengths_report else args.count)
 
 

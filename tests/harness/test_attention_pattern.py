@@ -89,7 +89,20 @@ def main():
     check(not any(r.get("entry") == "flipflop" for r in rows.values()), "--tasks parity leaves flipflop out")
     # nothing matches: a clear error, non-zero
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--tasks", "nosuch"], capture_output=True, text=True)
-    check(out.returncode != 0 and "no transformer run" in out.stderr, "no match: an error naming why")
+    check(out.returncode == 2 and "no transformer run" in out.stderr, "no match: an error naming why")
+    # a missing file and a file that is not a suite file: exit 2, naming the file
+    missing = os.path.join(d, "nosuch.h5")
+    out = subprocess.run(["/usr/bin/python3", a.script, missing], capture_output=True, text=True)
+    check(out.returncode == 2 and "nosuch.h5: no such file" in out.stderr and "Traceback" not in out.stderr,
+          f"a missing file: exit 2 naming it ({out.returncode}: {out.stderr!r})")
+    empty = os.path.join(d, "empty.h5")
+    h5py.File(empty, "w").close()
+    out = subprocess.run(["/usr/bin/python3", a.script, empty], capture_output=True, text=True)
+    check(out.returncode == 2 and "not an srbench suite file" in out.stderr, f"an HDF5 file without /runs: {out.stderr!r}")
+    garbage = os.path.join(d, "garbage.h5")
+    open(garbage, "w").write("not hdf5")
+    out = subprocess.run(["/usr/bin/python3", a.script, garbage], capture_output=True, text=True)
+    check(out.returncode == 2 and "not a readable HDF5 suite file" in out.stderr, f"a file that is not HDF5: {out.stderr!r}")
     # the figure is written
     fig = os.path.join(d, "ap.png")
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--figure", fig], capture_output=True, text=True)

@@ -97,7 +97,13 @@ def main():
     check("lstm" in rows and np.allclose([float(rows["lstm"]["error_block1"]), float(rows["lstm"]["error_block2"])],
                                          [0.4, 0.0]), f"--blocks 2, lstm: {rows.get('lstm')}")
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--length", "16"], capture_output=True, text=True)
-    check(out.returncode != 0 and "length 16" in out.stderr, "no run at that length: an error naming it")
+    check(out.returncode == 2 and "length 16" in out.stderr, "no run at that length: an error naming it")
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--length", "4", "--blocks", "-1"],
+                         capture_output=True, text=True)
+    check(out.returncode == 2 and "--blocks" in out.stderr, "--blocks -1: refused, naming it")
+    out = subprocess.run(["/usr/bin/python3", a.script, os.path.join(d, "nosuch.h5"), "--length", "4"],
+                         capture_output=True, text=True)
+    check(out.returncode == 2 and "no such file" in out.stderr, f"a missing file: exit 2 naming it: {out.stderr!r}")
     print(f"{len(failures)} failures")
     sys.exit(1 if failures else 0)
 

@@ -1,0 +1,63 @@
+"""What the table scripts of docs/results.md share (attention_pattern.py, position_horizon.py,
+results_table.py): opening a suite file, its runs in the suite's order, the bootstrap interval,
+and the error exit. Imported by them from this folder.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+
+def fail(message):
+    """Bad input: the message on stderr, naming the script, and exit code 2 (as srbench's)."""
+    print(f"{os.path.basename(sys.argv[0])}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def open_suite(path):
+    """The suite file, opened read-only with h5py; a missing or unreadable file fails clearly."""
+    import h5py
+
+    if not os.path.exists(path):
+        fail(f"{path}: no such file")
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        fail(f"{path}: not a readable HDF5 suite file ({e})")
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def bootstrap(values, reps=10000, seed=0):
+    """95% percentile bootstrap interval of the mean of values (NaN, NaN when fewer than 2)."""
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, size=(reps, values.size))].mean(axis=1)
+    return (float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975)))
+
+
+def iter_runs(f, tasks=(), models=()):
+    """(run group, (entry, model, grid)) of every run in the suite's order (the summary's; runs it
+    does not list after them), keeping those whose entry or task is in tasks and whose model is in
+    models (an empty filter keeps all)."""
+    if "runs" not in f:
+        fail(f"{f.filename}: no /runs group: not an srbench suite file")
+    ids = list(f["runs"])
+    if "summary" in f and "run_id" in (f["summary"].dtype.names or ()):
+        listed = [text(r) for r in f["summary"]["run_id"][:]]
+        known = set(listed)
+        ids = [r for r in listed if r in f["runs"]] + [r for r in ids if r not in known]
+    for rid in ids:
+        g = f["runs"][rid]
+        a = g.attrs
+        entry, model, grid = text(a["entry"]), text(a["model"]), text(a.get("grid", ""))
+        if tasks and entry not in tasks and text(a["task"]) not in tasks:
+            continue
+        if models and model not in models:
+            continue
+        yield g, (entry, model, grid)
