@@ -23,6 +23,8 @@ import argparse
 
 import numpy as np
 
+from suite_runs import fail
+
 
 def cell_distribution(p_right, length, cells):
     """[t, c]: the probability that the walk is at cell c after reading input t (t = 0..length-1)."""
@@ -90,6 +92,15 @@ def main(argv=None):
     p.add_argument("--p-right", type=float, default=0.8, help="p_right of the shift")
     p.add_argument("--eval-length", type=int, default=32)
     a = p.parse_args(argv)
+    for name, v in (("--p-train", a.p_train), ("--p-right", a.p_right)):
+        if not 0.0 <= v <= 1.0:
+            fail(f"{name} must be a probability in [0, 1], got {v}")
+    if not 1 <= a.train[0] <= a.train[1]:
+        fail(f"--train LO HI must have 1 <= LO <= HI, got {a.train[0]} {a.train[1]}")
+    for name, v, least in (("--steps", a.steps, 1), ("--batch", a.batch, 1), ("--cells", a.cells, 2),
+                           ("--eval-length", a.eval_length, 1)):
+        if v < least:
+            fail(f"{name} must be at least {least}, got {v}")
     low, where, share = coverage(a.train[0], a.train[1], a.steps * a.batch, a.cells, a.p_right, a.eval_length,
                                  a.p_train, a.task)
     what, p_name = ("cell", "p_right") if a.task == "gridworld" else ("depth", "p_open")

@@ -9,6 +9,8 @@ examples).
 import argparse
 import importlib.util
 import itertools
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -56,6 +58,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))  # its sibling module suite_runs
     spec = importlib.util.spec_from_file_location("shift_coverage", a.script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -76,6 +79,10 @@ def main():
     low, where, share = mod.coverage(1, 8, 25600, 9, 0.8, 8)
     check(abs(low - 12.5) < 1e-9 and where[0] == 7, f"least count at 1..8: 12.5 at position 7 (got {low} at {where})")
     check(share[1] == 0.0 and 0.0 < share[100] < 1.0, f"share below 1 and below 100: {share}")
+    for bad, word in ((["--p-right", "1.5"], "--p-right"), (["--train", "8", "4"], "--train"), (["--cells", "1"], "--cells"),
+                      (["--steps", "0"], "--steps")):
+        out = subprocess.run(["/usr/bin/python3", a.script, *bad], capture_output=True, text=True)
+        check(out.returncode == 2 and word in out.stderr, f"{' '.join(bad)}: exit 2 naming {word} ({out.stderr!r})")
     print(f"{len(failures)} failures")
     sys.exit(1 if failures else 0)
 
