@@ -145,7 +145,7 @@ def main(argv=None):
                    help="token accuracy at --length (1 - the error rate of report --errors), for --condition")
     p.add_argument("--condition", default="id", help="with --token-acc: the evaluation condition (id, or a shift)")
     p.add_argument("--fitted", action="store_true", help="over the fitted seeds only (report --fitted)")
-    p.add_argument("--count", choices=["fitted", "frac_target"], help="append k/n: fitted runs of all runs")
+    p.add_argument("--count", choices=["fitted"], help="append k/n: fitted runs of all runs")
     p.add_argument("--digits", type=int, default=2)
     p.add_argument("--tasks", nargs="*", default=[], help="task entries to keep (default all)")
     p.add_argument("--models", nargs="*", default=[], help="model entries to keep (default all)")
@@ -153,8 +153,6 @@ def main(argv=None):
     args = p.parse_args(argv)
     if not args.file and not args.csv:
         p.error("give a suite file or --csv")
-    if args.count == "frac_target":
-        args.count = None
     entries, columns, cells, count = pivot(read_report(args), args)
     rows_k, cols_k = (columns, entries) if args.transpose else (entries, columns)
     corner = "model" if args.transpose else "task"
