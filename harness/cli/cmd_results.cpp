@@ -222,11 +222,12 @@ int cmd_merge(const Args& args) {
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics | --lengths | --errors | --transfer |\n"
-      "--chomsky [--over KEY]]: statistics\n"
-      "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
+      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics [--at-init] | --lengths | --errors |\n"
+      "--transfer | --chomsky [--over KEY]]: statistics across seeds of a suite file (runs grouped by task entry,\n"
+      "model and grid point)\n\noptions");
   std::string file, format_text = "table";
   bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false, fitted = false;
+  bool at_init = false;
   std::string over;
   std::vector<std::string> compare;
   opts.add_options()
@@ -235,6 +236,9 @@ int cmd_report(const Args& args) {
       ("diagnostics", po::bool_switch(&diagnostics),
        "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
        "entropy per layer; mean over seeds)")
+      ("at-init", po::bool_switch(&at_init),
+       "with --diagnostics: the diagnostics of the freshly initialised models, measured before the first step "
+       "(runs from files written before they existed count as without diagnostics)")
       ("transfer", po::bool_switch(&transfer_only),
        "print only the transfer matrix of spline searches (table and markdown print it after the report)")
       ("lengths", po::bool_switch(&lengths),
@@ -264,6 +268,7 @@ int cmd_report(const Args& args) {
   if (!compare.empty() && compare.size() != 2)
     throw UsageError("--compare takes two model entries, MODEL_A MODEL_B, got " + std::to_string(compare.size()));
   if (!over.empty() && !chomsky) throw UsageError("--over goes with --chomsky");
+  if (at_init && !diagnostics) throw UsageError("--at-init goes with --diagnostics");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
   SuiteFile suite;
@@ -272,6 +277,8 @@ int cmd_report(const Args& args) {
   } catch (const ResultsError& e) {
     throw UsageError(e.what());
   }
+  if (at_init)
+    for (auto& r : suite.runs) r.diag = std::move(r.diag_init);
   const auto groups = aggregate_runs(suite.runs, fitted);
   const std::string name = suite_name(suite.suite_yaml);
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
@@ -301,7 +308,7 @@ int cmd_report(const Args& args) {
     return 0;
   }
   if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
-  else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title);
+  else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title, at_init);
   else if (lengths) std::cout << format_length_report(groups, *format, title);
   else if (errors) std::cout << format_error_report(groups, *format, title);
   else std::cout << format_report(groups, *format, title) << (*format == ReportFormat::csv ? "" : transfer);

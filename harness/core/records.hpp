@@ -101,6 +101,8 @@ struct RunResult {
   std::vector<EvalRow> eval;
   RunMetrics metrics;
   Diagnostics diag;
+  Diagnostics diag_init;  // the same measures of the freshly initialised model, before the first step (harness.md,
+                          // "Diagnostics"); empty when read from a file written before it existed
   std::vector<RouterWeights> routers;  // LIMe runs: the trained routers, by layer (empty otherwise)
   bool bits_per_byte = false;         // text: eval loss is reported in bits per byte
   double chance = kNaN;               // a uniform guess's token accuracy: 1 / output classes (tape tasks), else

@@ -211,10 +211,13 @@ Table head_matrix(const std::string& name, const std::vector<SeedStats>& v, int 
   return t;
 }
 
-std::string diag_text(const std::vector<GroupReport>& groups, const std::string& title) {
+// When the diagnostics were measured: "after training", or "at initialisation (before the first step)".
+std::string diag_when(bool at_init) { return at_init ? "at initialisation (before the first step)" : "after training"; }
+
+std::string diag_text(const std::vector<GroupReport>& groups, const std::string& title, bool at_init) {
   std::ostringstream os;
   os << heading(title, ReportFormat::table);
-  os << "Diagnostics on a fixed ID batch after training, mean over seeds\n" << kDiagLegend << "\n";
+  os << "Diagnostics on a fixed ID batch " << diag_when(at_init) << ", mean over seeds\n" << kDiagLegend << "\n";
   for (const auto& g : groups) {
     os << "\n" << group_title(g) << "\n  " << diag_count_text(g) << "\n";
     if (g.diag.empty()) continue;
@@ -240,10 +243,10 @@ std::string diag_text(const std::vector<GroupReport>& groups, const std::string&
   return os.str();
 }
 
-std::string diag_markdown(const std::vector<GroupReport>& groups, const std::string& title) {
+std::string diag_markdown(const std::vector<GroupReport>& groups, const std::string& title, bool at_init) {
   std::ostringstream os;
   os << heading(title, ReportFormat::markdown);
-  os << "Diagnostics on a fixed ID batch after training, mean over seeds.\n" << kDiagLegend << ".\n";
+  os << "Diagnostics on a fixed ID batch " << diag_when(at_init) << ", mean over seeds.\n" << kDiagLegend << ".\n";
   for (const auto& g : groups) {
     os << "\n" << heading(group_title(g), ReportFormat::markdown, 3) << diag_count_text(g) << "\n\n";
     if (g.diag.empty()) continue;
@@ -297,10 +300,10 @@ std::string format_report(const std::vector<GroupReport>& groups, ReportFormat f
 }
 
 std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
-                                      const std::string& title) {
+                                      const std::string& title, bool at_init) {
   switch (format) {
-    case ReportFormat::table: return diag_text(groups, title);
-    case ReportFormat::markdown: return diag_markdown(groups, title);
+    case ReportFormat::table: return diag_text(groups, title, at_init);
+    case ReportFormat::markdown: return diag_markdown(groups, title, at_init);
     case ReportFormat::csv: return diag_csv(groups);
   }
   return {};

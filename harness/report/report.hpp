@@ -20,9 +20,10 @@ namespace srbench::harness {
 std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title = "");
 // `srbench report --diagnostics`: per group, the mean over seeds of attn_entropy and attn_max
 // per layer × head and of value_entropy and hidden_entropy per layer (csv: every statistic, one
-// row per value, metric names as diag_metric_name).
+// row per value, metric names as diag_metric_name). `at_init`: the groups hold the diagnostics
+// measured at initialisation (report --diagnostics --at-init), and the heading says so.
 std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
-                                      const std::string& title = "");
+                                      const std::string& title = "", bool at_init = false);
 // The csv form's metric name of a diagnostic: "attn_entropy[layer=1,head=0]" (head < 0:
 // a per-layer value, "value_entropy[layer=1]").
 std::string diag_metric_name(const std::string& quantity, int layer, int head = -1);

@@ -173,18 +173,19 @@ void read_eval(hid_t g, RunResult& r) {
 // diag/: attn_entropy, attn_max [layers,heads], value_entropy, hidden_entropy [layers]; a model
 // without attention (heads 0: a recurrent arch) writes hidden_entropy only. value_entropy_lime
 // and hidden_entropy_lime [layers] beside value_entropy and hidden_entropy, optional on reading
-// (files written before them have neither).
-void write_diag(hid_t g, const RunResult& r) {
-  if (r.diag.empty()) return;
-  const auto& d = r.diag;
+// (files written before them have neither). diag_init/ (the same at initialisation) has the same
+// members; files written before it lack it.
+void write_diag(hid_t g, const RunResult& r, const Diagnostics& d, const char* group) {
+  if (d.empty()) return;
   const auto L = static_cast<int64_t>(d.layers), H = static_cast<int64_t>(d.heads);
   const auto LV = static_cast<size_t>(d.has_attention() ? L : 0);
   if (d.attn_entropy.size() != static_cast<size_t>(L * H) || d.attn_max.size() != static_cast<size_t>(L * H) ||
       d.value_entropy.size() != LV || d.hidden_entropy.size() != static_cast<size_t>(L) ||
       (!d.hidden_entropy_lime.empty() &&
        (d.value_entropy_lime.size() != LV || d.hidden_entropy_lime.size() != static_cast<size_t>(L))))
-    write_failed(r, "diagnostics do not match layers " + std::to_string(L) + " × heads " + std::to_string(H));
-  Id diag = h5::create_group(g, "diag");
+    write_failed(r, std::string(group) + ": diagnostics do not match layers " + std::to_string(L) + " × heads " +
+                        std::to_string(H));
+  Id diag = h5::create_group(g, group);
   if (d.has_attention()) {
     h5::write_array(diag, "attn_entropy", d.attn_entropy.data(), {L, H});
     h5::write_array(diag, "attn_max", d.attn_max.data(), {L, H});
@@ -195,16 +196,16 @@ void write_diag(hid_t g, const RunResult& r) {
   if (!d.hidden_entropy_lime.empty()) h5::write_array(diag, "hidden_entropy_lime", d.hidden_entropy_lime);
 }
 
-void read_diag(hid_t g, RunResult& r) {
-  if (!h5::has_link(g, "diag")) return;
-  Id diag = h5::open_group(g, "diag");
-  r.diag.hidden_entropy = h5::read_array<double>(diag, "hidden_entropy");
-  r.diag.layers = static_cast<int>(r.diag.hidden_entropy.size());
-  const auto L = static_cast<size_t>(r.diag.layers);
+void read_diag(hid_t g, const char* group, Diagnostics& out) {
+  if (!h5::has_link(g, group)) return;
+  Id diag = h5::open_group(g, group);
+  out.hidden_entropy = h5::read_array<double>(diag, "hidden_entropy");
+  out.layers = static_cast<int>(out.hidden_entropy.size());
+  const auto L = static_cast<size_t>(out.layers);
   if (h5::has_link(diag, "hidden_entropy_lime")) {
-    r.diag.hidden_entropy_lime = h5::read_array<double>(diag, "hidden_entropy_lime");
-    if (r.diag.hidden_entropy_lime.size() != L)
-      throw ResultsError(where(diag, "hidden_entropy_lime") + ": " + std::to_string(r.diag.hidden_entropy_lime.size()) +
+    out.hidden_entropy_lime = h5::read_array<double>(diag, "hidden_entropy_lime");
+    if (out.hidden_entropy_lime.size() != L)
+      throw ResultsError(where(diag, "hidden_entropy_lime") + ": " + std::to_string(out.hidden_entropy_lime.size()) +
                          " values, expected one per layer (" + std::to_string(L) + ")");
   }
   const bool attention = h5::has_link(diag, "attn_entropy");
@@ -213,19 +214,19 @@ void read_diag(hid_t g, RunResult& r) {
       if (h5::has_link(diag, name))
         throw ResultsError(where(diag) + ": " + name + " without attn_entropy (a model without attention has "
                            "hidden_entropy only)");
-    r.diag.heads = 0;
+    out.heads = 0;
     return;
   }
   h5::Shape dims, dims2;
-  r.diag.attn_entropy = h5::read_array<double>(diag, "attn_entropy", 2, &dims);
-  r.diag.heads = static_cast<int>(dims[1]);
-  r.diag.attn_max = h5::read_array<double>(diag, "attn_max", 2, &dims2);
-  r.diag.value_entropy = h5::read_array<double>(diag, "value_entropy");
-  if (h5::has_link(diag, "value_entropy_lime")) r.diag.value_entropy_lime = h5::read_array<double>(diag, "value_entropy_lime");
-  if (r.diag.value_entropy_lime.size() != (r.diag.hidden_entropy_lime.empty() ? 0 : L))
+  out.attn_entropy = h5::read_array<double>(diag, "attn_entropy", 2, &dims);
+  out.heads = static_cast<int>(dims[1]);
+  out.attn_max = h5::read_array<double>(diag, "attn_max", 2, &dims2);
+  out.value_entropy = h5::read_array<double>(diag, "value_entropy");
+  if (h5::has_link(diag, "value_entropy_lime")) out.value_entropy_lime = h5::read_array<double>(diag, "value_entropy_lime");
+  if (out.value_entropy_lime.size() != (out.hidden_entropy_lime.empty() ? 0 : L))
     throw ResultsError(where(diag) + ": value_entropy_lime and hidden_entropy_lime must both be there, one value per "
                        "layer, or neither");
-  if (dims2 != dims || static_cast<size_t>(dims[0]) != L || r.diag.value_entropy.size() != L || dims[1] < 1)
+  if (dims2 != dims || static_cast<size_t>(dims[0]) != L || out.value_entropy.size() != L || dims[1] < 1)
     throw ResultsError(where(diag) + ": attn_entropy, attn_max [layers,heads] and value_entropy, hidden_entropy "
                        "[layers] disagree in shape");
 }
@@ -277,7 +278,8 @@ void write_run_group(hid_t file, const RunResult& r, const model::Model* checkpo
   for (const auto& a : run_attributes()) a.write(g, r);
   write_curve(g, r.curve);
   write_eval(g, r);
-  write_diag(g, r);
+  write_diag(g, r, r.diag, "diag");
+  write_diag(g, r, r.diag_init, "diag_init");
   if (!r.splines.empty()) write_splines(h5::create_group(g, "splines"), r.splines);
   write_routers(g, r);
   if (checkpoint) model::write_checkpoint(h5::create_group(g, "checkpoint"), *checkpoint);
@@ -300,7 +302,8 @@ RunResult read_run_group(hid_t file, const std::string& run_id) {
   r.curve = read_curve(g);
   if (h5::has_link(g, "splines")) r.splines = read_splines(h5::open_group(g, "splines"));
   read_eval(g, r);
-  read_diag(g, r);
+  read_diag(g, "diag", r.diag);
+  read_diag(g, "diag_init", r.diag_init);
   r.routers = read_routers(g);
   return r;
 }

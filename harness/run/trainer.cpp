@@ -62,12 +62,26 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       if (spec.splines.empty()) throw std::runtime_error("splines_from '" + spec.splines_from + "': no splines given");
       const std::string why = splines_mismatch(spec.splines, spec.model);
       if (!why.empty()) throw std::runtime_error("splines of '" + spec.splines_from + "': " + why);
-      set_model_splines(*model, spec.splines);
-      r.splines_task = spec.splines_task;
+      if (spec.splines_randomise >= 0) {
+        // the control: the source's deviation from this model's initial splines, randomised at
+        // the same roughness; it is no task's spline, so it names none (and stays out of the
+        // transfer matrix)
+        const uint64_t seed = static_cast<uint64_t>(spec.splines_randomise) * 0x9E3779B97F4A7C15ULL ^ spec.seed;
+        set_model_splines(*model, randomise_splines(spec.splines, model_splines(*model), seed));
+      } else {
+        set_model_splines(*model, spec.splines);
+        r.splines_task = spec.splines_task;
+      }
     }
 
     const std::vector<tasks::Example> val = validation_set(*task, tc, static_cast<size_t>(spec.eval.val_examples));
     if (std::isnan(r.chance)) r.chance = uniform_guess_accuracy(val);
+    // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
+    // validation set, extended or cut to 64), the same for every seed; once at initialisation
+    // (forward passes only: the weights and every later number are those of a run without it)
+    // and once after training.
+    const std::vector<tasks::Example> diag_examples = validation_set(*task, tc, kDiagExamples);
+    r.diag_init = compute_diagnostics(*model, diag_examples);
     TrainingData data(*task, spec);
     std::vector<tasks::Example> examples(static_cast<size_t>(tc.batch));
     Batch batch;
@@ -112,9 +126,7 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
       const auto e0 = Clock::now();
       evaluate_run(*model, *task, spec, r, &seen);
       eval_seconds += seconds_since(e0);
-      // Diagnostics on a fixed ID batch: the first 64 examples of the validation stream (the
-      // validation set, extended or cut to 64), the same for every seed.
-      r.diag = compute_diagnostics(*model, validation_set(*task, tc, kDiagExamples));
+      r.diag = compute_diagnostics(*model, diag_examples);
       r.routers = learned_routers(*model);
     }
     r.eval_s = eval_seconds;

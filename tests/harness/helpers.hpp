@@ -40,6 +40,24 @@ inline void write_suite_file_of(const std::string& out, const std::string& suite
 // Equal, with NaN equal to NaN.
 inline bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
+// Two sets of diagnostics equal in shape and every value (NaN equal to NaN), each field checked.
+inline void check_same_diag(const harness::Diagnostics& a, const harness::Diagnostics& b) {
+  CHECK(a.layers == b.layers);
+  CHECK(a.heads == b.heads);
+  auto same_vec = [](const std::vector<double>& x, const std::vector<double>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!same(x[i], y[i])) return false;
+    return true;
+  };
+  CHECK(same_vec(a.attn_entropy, b.attn_entropy));
+  CHECK(same_vec(a.attn_max, b.attn_max));
+  CHECK(same_vec(a.value_entropy, b.value_entropy));
+  CHECK(same_vec(a.hidden_entropy, b.hidden_entropy));
+  CHECK(same_vec(a.value_entropy_lime, b.value_entropy_lime));
+  CHECK(same_vec(a.hidden_entropy_lime, b.hidden_entropy_lime));
+}
+
 // Every field of two runs equal (NaN equal to NaN), each checked.
 inline void require_same_run(const harness::RunResult& a, const harness::RunResult& b) {
   CHECK(a.run_id == b.run_id);
@@ -78,18 +96,8 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
   CHECK(same(a.metrics.shortcut_gap, b.metrics.shortcut_gap));
   CHECK(a.metrics.steps_to_target == b.metrics.steps_to_target);
   CHECK(same(a.metrics.final_train_loss, b.metrics.final_train_loss));
-  CHECK(a.diag.layers == b.diag.layers);
-  CHECK(a.diag.heads == b.diag.heads);
-  auto same_vec = [](const std::vector<double>& x, const std::vector<double>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!same(x[i], y[i])) return false;
-    return true;
-  };
-  CHECK(same_vec(a.diag.attn_entropy, b.diag.attn_entropy));
-  CHECK(same_vec(a.diag.attn_max, b.diag.attn_max));
-  CHECK(same_vec(a.diag.value_entropy, b.diag.value_entropy));
-  CHECK(same_vec(a.diag.hidden_entropy, b.diag.hidden_entropy));
+  check_same_diag(a.diag, b.diag);
+  check_same_diag(a.diag_init, b.diag_init);
   CHECK(a.bits_per_byte == b.bits_per_byte);
 }
 

@@ -444,6 +444,22 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
     REQUIRE(d.value_entropy_lime.size() == 2);
     CHECK(back.diag.value_entropy_lime == d.value_entropy_lime);
     CHECK(back.diag.hidden_entropy_lime == d.hidden_entropy_lime);
+    // diag_init: the model as initialised, recomputed here from a fresh model of the same seed on
+    // the same 64 validation examples; it is not the trained model's, and reads back exactly
+    {
+      Model fresh(spec.model);
+      fresh.init(spec.seed);
+      const auto task = srbench::tasks::make_task(spec.task, spec.params, {spec.train.data_seed});
+      const Diagnostics want = compute_diagnostics(fresh, validation_set(*task, spec.train, 64));
+      const Diagnostics& got = r.diag_init;
+      REQUIRE(got.layers == 2);
+      REQUIRE(got.heads == 2);
+      REQUIRE(got.value_entropy_lime.size() == 2);
+      srbench::test::check_same_diag(got, want);
+      CHECK(got.value_entropy != d.value_entropy);
+      CHECK(got.attn_entropy != d.attn_entropy);
+      srbench::test::check_same_diag(back.diag_init, got);
+    }
     runs.push_back(back);
   }
   // the two seeds really differ (else the means below would test nothing)
@@ -488,6 +504,27 @@ TEST_CASE("diagnostics: a trained tiny model's are in range, stored, read back a
       CHECK(std::stod(f[12]) == Approx(mean2((d0.*field)[l], (d1.*field)[l])).epsilon(1e-14));
     }
   }
+  // --at-init: the same report of the initialised models' diagnostics
+  const auto init_csv = srbench::test::run_srbench({"report", suite_path, "--diagnostics", "--at-init", "--format", "csv"});
+  REQUIRE(init_csv.exit_code == 0);
+  for (int l = 0; l < 2; ++l) {
+    const auto f = csv_fields(init_csv.out, diag_metric_name("value_entropy", l));
+    REQUIRE(f.size() == 20);
+    CHECK(f[11] == "2");
+    CHECK(std::stod(f[12]) ==
+          Approx(mean2(runs[0].diag_init.value_entropy[l], runs[1].diag_init.value_entropy[l])).epsilon(1e-14));
+    const auto fh = csv_fields(init_csv.out, diag_metric_name("attn_entropy", l, 1));
+    REQUIRE(fh.size() == 20);
+    CHECK(std::stod(fh[12]) ==
+          Approx(mean2(runs[0].diag_init.attn_entropy[l * 2 + 1], runs[1].diag_init.attn_entropy[l * 2 + 1])).epsilon(1e-14));
+  }
+  const auto init_table = srbench::test::run_srbench({"report", suite_path, "--diagnostics", "--at-init"});
+  CHECK(init_table.out.find("at initialisation (before the first step)") != std::string::npos);
+  CHECK(init_table.out.find("after training") == std::string::npos);
+  const auto lone = srbench::test::run_srbench({"report", suite_path, "--at-init"});
+  CHECK(lone.exit_code != 0);
+  CHECK(lone.err.find("--at-init goes with --diagnostics") != std::string::npos);
+
   // table and markdown: the means at 3 decimals, every line within 100 columns
   char expect[32];
   std::snprintf(expect, sizeof expect, "%.3f", mean2(d0.hidden_entropy[1], d1.hidden_entropy[1]));

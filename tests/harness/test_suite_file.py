@@ -162,6 +162,13 @@ def check_layout(f, expected_ids, checkpoint_id):
             check(d["attn_entropy"].shape == (1, 2) and d["attn_max"].shape == (1, 2), f"{rid}/diag [layers,heads]")
             check(d["value_entropy"].shape == (1,) and d["hidden_entropy"].shape == (1,), f"{rid}/diag [layers]")
             check(all(d[k].dtype == np.float64 for k in d), f"{rid}/diag float64")
+            # the same measures at initialisation: same members and shapes, other values
+            if check("diag_init" in g, f"{rid}: diag_init beside diag"):
+                d0 = g["diag_init"]
+                check(set(d0.keys()) == set(d.keys()) and all(d0[k].shape == d[k].shape for k in d),
+                      f"{rid}/diag_init has diag's members and shapes")
+                check(not np.array_equal(d0["value_entropy"][:], d["value_entropy"][:]),
+                      f"{rid}/diag_init is not the trained model's")
         if check(("checkpoint" in g) == (rid == checkpoint_id), f"{rid}: checkpoint only where saved") and rid == checkpoint_id:
             ck = g["checkpoint"]
             check("config" in ck.attrs and ck.attrs["vocab"] > 0, f"{rid}/checkpoint attrs config, vocab")
@@ -226,6 +233,28 @@ def check_report_csv(f, df, srbench, path):
     print(f"report csv: {compared} numbers equal numpy's", file=sys.stderr)
 
 
+def check_diagnostics_at_init(f, df, srbench, path):
+    """report --diagnostics --at-init: per group, the mean over seeds of diag_init/, recomputed here."""
+    r = run([srbench, "report", path, "--diagnostics", "--at-init", "--format", "csv"])
+    if not check(r.returncode == 0, f"report --diagnostics --at-init exit {r.returncode}: {r.stderr}"):
+        return
+    rep = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
+    compared = 0
+    for (entry, model, grid), runs in df.groupby(["entry", "model", "grid"], sort=False):
+        ids = [rid for rid in runs["run_id"] if "diag_init" in f["runs"][rid]]
+        if not ids:
+            continue
+        for l in range(f["runs"][ids[0]]["diag_init/value_entropy"].shape[0]):
+            want = np.mean([f["runs"][rid]["diag_init/value_entropy"][l] for rid in ids])
+            row = rep[(rep["entry"] == entry) & (rep["model"] == model) & (rep["grid"] == grid) &
+                      (rep["metric"] == f"value_entropy[layer={l}]")]
+            if check(len(row) == 1, f"--at-init csv row for {entry}/{model}/{grid} layer {l}"):
+                check(int(row["n"].iloc[0]) == len(ids) and same(float(row["mean"].iloc[0]), want),
+                      f"--at-init value_entropy[layer={l}] of {entry}/{model}/{grid}: {row['mean'].iloc[0]} vs {want}")
+                compared += 1
+    check(compared > 0, "--at-init: some group compared")
+
+
 def check_report_table(df, srbench, path):
     r = run([srbench, "report", path])
     if not check(r.returncode == 0, f"report (table) exit {r.returncode}: {r.stderr}"):
@@ -272,6 +301,7 @@ def main():
             with h5py.File(path, "r") as f:
                 df = check_layout(f, expected_ids, checkpoint_id)
                 check_report_csv(f, df, a.srbench, path)
+                check_diagnostics_at_init(f, df, a.srbench, path)
             check_report_table(df, a.srbench, path)
         check_usage_errors(a.srbench, tmp, os.path.join(tmp, "mini", "runs", expected_ids[0] + ".h5"))
     if FAILURES:
