@@ -87,6 +87,10 @@ struct RunSpec {
   std::string splines_from;         // as written: a search of this suite, or a path to a splines file
   int search = -1;                  // index into Suite::searches when splines_from names one
   SourceLoc splines_from_loc;       // where splines_from was written
+  // `model.splines_randomise: K` (K >= 0; -1 = not set): the control for "any jagged spline
+  // helps" — the run's splines are its source's with the deviation from the model's initial
+  // splines randomised at the same roughness (randomise_splines), seeded by K and the run's seed.
+  int64_t splines_randomise = -1;
   std::string resolved_yaml;        // the whole resolved config of the run
   // Model keys inherited (defaults, task entry, grid, --set) that do not apply under the run's
   // arch and were dropped (recurrent.md), "key (where it was set)"; `sweep --dry-run` lists them.

@@ -1,6 +1,8 @@
 #include "harness/core/splines.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 #include "model/params.hpp"
@@ -60,6 +62,47 @@ std::string splines_mismatch(const std::vector<SplineTensor>& given, const model
       return g.name + " extrapolates '" + g.extrapolate + "' but the model's '" + w.extrapolate + "'";
   }
   return "";
+}
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::vector<SplineTensor> randomise_splines(const std::vector<SplineTensor>& searched,
+                                            const std::vector<SplineTensor>& initial, uint64_t seed) {
+  std::vector<SplineTensor> out = searched;
+  for (size_t i = 0; i < out.size(); ++i) {
+    SplineTensor& t = out[i];
+    const auto twin = std::find_if(initial.begin(), initial.end(), [&](const SplineTensor& x) { return x.name == t.name; });
+    if (twin == initial.end() || twin->values.size() != t.values.size())
+      throw std::invalid_argument("randomise_splines: " + t.name + " has no initial values of its size");
+    const size_t K = t.values.size();
+    if (K == 0) continue;
+    // orthonormal DCT-II of δ, signs flipped, inverse (DCT-III), in double
+    std::vector<double> delta(K), coef(K, 0.0);
+    for (size_t k = 0; k < K; ++k) delta[k] = static_cast<double>(t.values[k]) - static_cast<double>(twin->values[k]);
+    auto basis = [K](size_t j, size_t k) {
+      const double a = j == 0 ? std::sqrt(1.0 / static_cast<double>(K)) : std::sqrt(2.0 / static_cast<double>(K));
+      return a * std::cos(std::numbers::pi * static_cast<double>(j) * (static_cast<double>(k) + 0.5) / static_cast<double>(K));
+    };
+    for (size_t j = 0; j < K; ++j) {
+      for (size_t k = 0; k < K; ++k) coef[j] += basis(j, k) * delta[k];
+      if (splitmix64(splitmix64(seed) ^ ((static_cast<uint64_t>(i) << 32) | j)) & 1) coef[j] = -coef[j];
+    }
+    for (size_t k = 0; k < K; ++k) {
+      double d = 0;
+      for (size_t j = 0; j < K; ++j) d += basis(j, k) * coef[j];
+      t.values[k] = static_cast<float>(static_cast<double>(twin->values[k]) + d);
+    }
+  }
+  return out;
 }
 
 void set_model_splines(model::Model& m, const std::vector<SplineTensor>& splines) {

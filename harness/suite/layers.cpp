@@ -9,7 +9,7 @@
 
 namespace srbench::harness::suite {
 
-const std::vector<std::string> kStage2Keys = {"freeze_splines", "splines_from"};
+const std::vector<std::string> kStage2Keys = {"freeze_splines", "splines_from", "splines_randomise"};
 
 const std::vector<std::string>& model_section_keys(bool stage2) {
   static const auto make = [](bool with_stage2) {
@@ -103,10 +103,14 @@ void Layers::eval_key(const std::string& key, const YAML::Node& v, const SourceL
 // A `model:` key: the stage-2 keys go to the RunSpec, the rest to its ModelConfig (spline
 // settings also as nested maps).
 void Layers::model_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
-  if (key == "freeze_splines" || key == "splines_from") {
+  if (key == "freeze_splines" || key == "splines_from" || key == "splines_randomise") {
     reading(loc, [&] {
       if (key == "freeze_splines") {
         r_.freeze_splines = as_bool(v);
+      } else if (key == "splines_randomise") {
+        r_.splines_randomise = as_int(v);
+        if (r_.splines_randomise < 0)
+          throw FieldError{"must be a non-negative integer (the seed of the randomisation), got " + v.Scalar()};
       } else {
         r_.splines_from = as_string(v);
         if (r_.splines_from.empty()) throw FieldError{"must name a search of this suite or a splines file"};
@@ -187,6 +191,7 @@ std::vector<std::string> Layers::drop_inapplicable(const std::string& entry_path
     dropped.push_back(key + " (" + it->second.path + ")");
     if (key == "freeze_splines") r_.freeze_splines = false;
     else if (key == "splines_from") r_.splines_from.clear(), r_.splines_from_loc = {};
+    else if (key == "splines_randomise") r_.splines_randomise = -1;
     else r_.model.set(key, default_text(key));
     where_.erase(it);
   }

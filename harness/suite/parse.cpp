@@ -344,6 +344,9 @@ Suite parse_suite(const std::string& text, const std::string& file,
         layers.check_lengths(*task, tp, line_of(t), true);
         if (!base.splines_from.empty())
           link_search(base, suite, layers.loc_of("model.splines_from", SourceLoc{file, mp + ".model.splines_from", line_of(t)}));
+        else if (base.splines_randomise >= 0)
+          layers.loc_of("model.splines_randomise", SourceLoc{file, mp + ".model.splines_randomise", line_of(t)})
+              .fail("splines_randomise randomises the splines of splines_from, and this run has no splines_from");
 
         for (uint64_t seed : suite.seeds) {
           RunSpec r = base;

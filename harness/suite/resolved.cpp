@@ -44,6 +44,8 @@ void complete_run(RunSpec& r, const Suite& suite, const std::string& splines_has
         << suite.searches.at(static_cast<size_t>(r.search)).resolved_yaml;
     else if (!r.splines_from.empty())
       e << YAML::Key << "splines_hash" << YAML::Value << splines_hash;
+    if (r.splines_randomise >= 0)  // written only when set: runs without it keep their ids
+      e << YAML::Key << "splines_randomise" << YAML::Value << r.splines_randomise;
     e << YAML::EndMap;
     stage2 = std::string(e.c_str()) + "\n";
   }

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <catch2/catch.hpp>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -351,6 +352,104 @@ TEST_CASE("search: splines file round trip; stage 2 loads it and, frozen, never 
   const RunResult free = run_training(spec);
   REQUIRE(free.status == "ok");
   CHECK(free.splines[0].values != r.splines[0].values);
+}
+
+namespace {
+
+// Brute-force roughness of a deviation δ: ‖δ‖², Σ (δ_{k+1} − δ_k)² and ‖Lδ‖² with L the path
+// graph's Laplacian ((Lδ)_0 = δ_0 − δ_1, inside 2δ_k − δ_{k−1} − δ_{k+1}, the last mirrored).
+std::array<double, 3> roughness(const std::vector<double>& d) {
+  const size_t K = d.size();
+  double n2 = 0, first = 0, second = 0;
+  for (size_t k = 0; k < K; ++k) {
+    n2 += d[k] * d[k];
+    if (k + 1 < K) first += (d[k + 1] - d[k]) * (d[k + 1] - d[k]);
+    double l = 0;
+    if (k > 0) l += d[k] - d[k - 1];
+    if (k + 1 < K) l += d[k] - d[k + 1];
+    second += l * l;
+  }
+  return {n2, first, second};
+}
+
+std::vector<double> deviation(const SplineTensor& t, const SplineTensor& init) {
+  std::vector<double> d;
+  for (size_t k = 0; k < t.values.size(); ++k) d.push_back(static_cast<double>(t.values[k]) - init.values[k]);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("search: splines_randomise keeps the searched spline's roughness in another shape", "[harness][search]") {
+  // two tensors: a jagged deviation from a GeLU-like start, and one equal to its start
+  SplineTensor init, init2;
+  init.name = "blocks.0.mlp.act.values", init2.name = "blocks.1.mlp.act.values";
+  for (auto* t : {&init, &init2}) t->keypoints = 16, t->range = 4, t->extrapolate = "constant";
+  for (int k = 0; k < 16; ++k) {
+    const float x = -4.0f + 8.0f * static_cast<float>(k) / 15.0f;
+    init.values.push_back(x > 0 ? x : 0.1f * x);
+    init2.values.push_back(0.5f * x);
+  }
+  SplineTensor searched = init, unchanged = init2;
+  for (int k = 0; k < 16; ++k) searched.values[k] += 0.3f * std::sin(1.7f * static_cast<float>(k * k)) + (k == 5 ? 0.8f : 0.0f);
+  const std::vector<SplineTensor> given = {searched, unchanged}, start = {init, init2};
+  const auto a = randomise_splines(given, start, 7);
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].name == searched.name);
+  CHECK(a[0].range == searched.range);
+  const auto want = roughness(deviation(searched, init)), got = roughness(deviation(a[0], init));
+  for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5));
+  CHECK(a[0].values != searched.values);  // another shape
+  double moved = 0;
+  for (size_t k = 0; k < 16; ++k) moved += std::abs(a[0].values[k] - searched.values[k]);
+  CHECK(moved > 0.5);
+  for (size_t k = 0; k < 16; ++k) CHECK(a[1].values[k] == Approx(init2.values[k]).margin(1e-6));  // no deviation, none made
+  CHECK(randomise_splines(given, start, 7) == a);        // deterministic
+  CHECK(randomise_splines(given, start, 8)[0].values != a[0].values);  // another seed, another spline
+  CHECK_THROWS_AS(randomise_splines(given, {init}, 7), std::invalid_argument);
+
+  // the key: only with splines_from, a non-negative integer, in the run id only when set
+  const std::string random_entry =
+      "  - name: random\n"
+      "    model: {activation: spline, mlp_spline: {keypoints: 8, range: 4}, splines_from: par, freeze_splines: true, "
+      "splines_randomise: 3}\n";
+  const Suite plain = parse_suite(kSearchSuite, "s.yaml");
+  const Suite with = parse_suite(std::string(kSearchSuite) + random_entry, "s.yaml");
+  REQUIRE(with.runs.size() == 3);
+  CHECK(with.runs[0].id == plain.runs[0].id);
+  CHECK(with.runs[1].id == plain.runs[1].id);
+  CHECK(with.runs[2].splines_randomise == 3);
+  CHECK(with.runs[2].id != with.runs[1].id);
+  CHECK(with.runs[2].resolved_yaml.find("splines_randomise: 3") != std::string::npos);
+  CHECK(error_of(std::string(kSearchSuite) + "  - name: r\n    model: {splines_randomise: 1}\n") ==
+        "s.yaml:21: models[2].model.splines_randomise: splines_randomise randomises the splines of splines_from, and "
+        "this run has no splines_from");
+  CHECK(error_of(edited("freeze_splines: true", "freeze_splines: true, splines_randomise: -2")) ==
+        "s.yaml:19: models[1].model.splines_randomise: must be a non-negative integer (the seed of the "
+        "randomisation), got -2");
+
+  // a run: its frozen splines are randomise_splines of the file's against the model's initial
+  // ones, under the seed made of the key and the run's seed; it names no task
+  omp_set_num_threads(1);
+  TempDir dir;
+  const SearchResult r = small_result("x", 0.5f);
+  write_splines_file(dir.file("x.h5"), r, "");
+  Suite s = parse_suite(edited("splines_from: par,", "splines_from: " + dir.file("x.h5") + ",") +
+                      "  - name: random\n    model: {activation: spline, mlp_spline: {keypoints: 8, range: 4}, splines_from: " +
+                      dir.file("x.h5") + ", freeze_splines: true, splines_randomise: 3}\n",
+                  "s.yaml");
+  resolve_splines_files(s);
+  RunSpec spec = s.runs[2];
+  spec.train.steps = 3;
+  const RunResult run = run_training(spec);
+  REQUIRE(run.status == "ok");
+  CHECK(run.splines_task.empty());
+  model::Model fresh(spec.model);
+  fresh.init(spec.seed);
+  const auto expect = randomise_splines(r.splines, model_splines(fresh), 3 * 0x9E3779B97F4A7C15ULL ^ spec.seed);
+  REQUIRE(run.splines.size() == 1);
+  CHECK(run.splines[0].values == expect[0].values);
+  CHECK(run.splines[0].values != r.splines[0].values);
 }
 
 TEST_CASE("search: transfer matrix against a hand computation", "[harness][search]") {
