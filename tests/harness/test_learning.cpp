@@ -56,8 +56,11 @@ TEST_CASE("learning: flip-flop (states, lengths 1-16) to >= 99% in 2 of 3 seeds"
   CHECK(seeds_reaching(suite("flipflop", "{}", 16, 600, "3e-3"), 0.99) >= 2);
 }
 
+// 6,000 steps: the products' summation order follows the sgemm kernel the build picks (AVX2 or
+// AVX-512), and with the AVX-512 kernel 4,000 steps left seeds 0 and 2 on the way up (id_acc
+// 0.943, 0.988; 1.000 for seed 1); at 6,000 steps 0.998 / 1.000 / 1.000.
 TEST_CASE("learning: parity (states, lengths 1-8) to >= 99% in 2 of 3 seeds", "[harness][learning]") {
-  CHECK(seeds_reaching(suite("parity", "{}", 8, 4000, "1e-3"), 0.99) >= 2);
+  CHECK(seeds_reaching(suite("parity", "{}", 8, 6000, "1e-3"), 0.99) >= 2);
 }
 
 TEST_CASE("learning: copy (lengths 1-8) to >= 95% in 2 of 3 seeds", "[harness][learning]") {
