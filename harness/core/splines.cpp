@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "model/params.hpp"
+#include "tasks/rng.hpp"
 
 namespace srbench::harness {
 
@@ -64,19 +65,8 @@ std::string splines_mismatch(const std::vector<SplineTensor>& given, const model
   return "";
 }
 
-namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 std::vector<SplineTensor> randomise_splines(const std::vector<SplineTensor>& searched,
-                                            const std::vector<SplineTensor>& initial, uint64_t seed) {
+                                            const std::vector<SplineTensor>& initial, uint64_t key, uint64_t run_seed) {
   std::vector<SplineTensor> out = searched;
   for (size_t i = 0; i < out.size(); ++i) {
     SplineTensor& t = out[i];
@@ -94,7 +84,7 @@ std::vector<SplineTensor> randomise_splines(const std::vector<SplineTensor>& sea
     };
     for (size_t j = 0; j < K; ++j) {
       for (size_t k = 0; k < K; ++k) coef[j] += basis(j, k) * delta[k];
-      if (splitmix64(splitmix64(seed) ^ ((static_cast<uint64_t>(i) << 32) | j)) & 1) coef[j] = -coef[j];
+      if (tasks::hash_words({key, run_seed, i, j}) & 1) coef[j] = -coef[j];
     }
     for (size_t k = 0; k < K; ++k) {
       double d = 0;

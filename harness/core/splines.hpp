@@ -27,14 +27,15 @@ std::string splines_mismatch(const std::vector<SplineTensor>& given, const model
 // The control spline of `model.splines_randomise` (harness.md, "Spline searches"): for each tensor
 // of `searched`, its deviation from `initial` (the same tensor as the model initialises it, e.g.
 // GeLU's values) δ = searched − initial is written in the DCT-II basis, the sign of each of its
-// coefficients is flipped with probability ½ (a hash of `seed`, the tensor's index and the
-// coefficient's), and initial + δ' is returned. The DCT-II vectors are the eigenvectors of the
+// coefficients is flipped with probability ½ (tasks::hash_words of `key` — the value of
+// splines_randomise —, the run's seed, the tensor's index and the coefficient's), and initial + δ'
+// is returned. The DCT-II vectors are the eigenvectors of the
 // path graph's Laplacian, so ‖δ'‖, Σ (δ'_{k+1} − δ'_k)² and the second differences' energy
 // ‖Lδ'‖² (reflective ends) equal those of δ exactly: as rough as the searched spline, in another
 // shape. std::invalid_argument when a tensor of `searched` has no twin of the same size in
 // `initial`.
 std::vector<SplineTensor> randomise_splines(const std::vector<SplineTensor>& searched,
-                                            const std::vector<SplineTensor>& initial, uint64_t seed);
+                                            const std::vector<SplineTensor>& initial, uint64_t key, uint64_t run_seed);
 
 // Copies the values in; std::runtime_error (with splines_mismatch's reason) when they do not fit.
 void set_model_splines(model::Model& m, const std::vector<SplineTensor>& splines);

@@ -66,8 +66,8 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         // the control: the source's deviation from this model's initial splines, randomised at
         // the same roughness; it is no task's spline, so it names none (and stays out of the
         // transfer matrix)
-        const uint64_t seed = static_cast<uint64_t>(spec.splines_randomise) * 0x9E3779B97F4A7C15ULL ^ spec.seed;
-        set_model_splines(*model, randomise_splines(spec.splines, model_splines(*model), seed));
+        set_model_splines(*model, randomise_splines(spec.splines, model_splines(*model),
+                                                    static_cast<uint64_t>(spec.splines_randomise), spec.seed));
       } else {
         set_model_splines(*model, spec.splines);
         r.splines_task = spec.splines_task;

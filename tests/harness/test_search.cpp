@@ -393,7 +393,7 @@ TEST_CASE("search: splines_randomise keeps the searched spline's roughness in an
   SplineTensor searched = init, unchanged = init2;
   for (int k = 0; k < 16; ++k) searched.values[k] += 0.3f * std::sin(1.7f * static_cast<float>(k * k)) + (k == 5 ? 0.8f : 0.0f);
   const std::vector<SplineTensor> given = {searched, unchanged}, start = {init, init2};
-  const auto a = randomise_splines(given, start, 7);
+  const auto a = randomise_splines(given, start, 7, 0);
   REQUIRE(a.size() == 2);
   CHECK(a[0].name == searched.name);
   CHECK(a[0].range == searched.range);
@@ -404,9 +404,10 @@ TEST_CASE("search: splines_randomise keeps the searched spline's roughness in an
   for (size_t k = 0; k < 16; ++k) moved += std::abs(a[0].values[k] - searched.values[k]);
   CHECK(moved > 0.5);
   for (size_t k = 0; k < 16; ++k) CHECK(a[1].values[k] == Approx(init2.values[k]).margin(1e-6));  // no deviation, none made
-  CHECK(randomise_splines(given, start, 7) == a);        // deterministic
-  CHECK(randomise_splines(given, start, 8)[0].values != a[0].values);  // another seed, another spline
-  CHECK_THROWS_AS(randomise_splines(given, {init}, 7), std::invalid_argument);
+  CHECK(randomise_splines(given, start, 7, 0) == a);        // deterministic
+  CHECK(randomise_splines(given, start, 8, 0)[0].values != a[0].values);  // another key, another spline
+  CHECK(randomise_splines(given, start, 7, 1)[0].values != a[0].values);  // another run seed, another spline
+  CHECK_THROWS_AS(randomise_splines(given, {init}, 7, 0), std::invalid_argument);
 
   // the key: only with splines_from, a non-negative integer, in the run id only when set
   const std::string random_entry =
@@ -429,7 +430,7 @@ TEST_CASE("search: splines_randomise keeps the searched spline's roughness in an
         "randomisation), got -2");
 
   // a run: its frozen splines are randomise_splines of the file's against the model's initial
-  // ones, under the seed made of the key and the run's seed; it names no task
+  // ones, under the key and the run's seed; it names no task
   omp_set_num_threads(1);
   TempDir dir;
   const SearchResult r = small_result("x", 0.5f);
@@ -446,7 +447,7 @@ TEST_CASE("search: splines_randomise keeps the searched spline's roughness in an
   CHECK(run.splines_task.empty());
   model::Model fresh(spec.model);
   fresh.init(spec.seed);
-  const auto expect = randomise_splines(r.splines, model_splines(fresh), 3 * 0x9E3779B97F4A7C15ULL ^ spec.seed);
+  const auto expect = randomise_splines(r.splines, model_splines(fresh), 3, spec.seed);
   REQUIRE(run.splines.size() == 1);
   CHECK(run.splines[0].values == expect[0].values);
   CHECK(run.splines[0].values != r.splines[0].values);
