@@ -178,6 +178,23 @@ TEST_CASE("sweep: finishes, writes the suite file, and a re-run skips every fini
   require_same_rows(first, rows_of(out));
 }
 
+TEST_CASE("sweep: --out naming a folder is refused before any run starts", "[harness][sweep]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("tiny.yaml"), kTiny);
+  fs::create_directories(dir.file("res"));
+  for (const bool dry : {false, true}) {
+    std::vector<std::string> args = {"sweep", dir.file("tiny.yaml"), "--out", dir.file("res")};
+    if (dry) args.push_back("--dry-run");
+    const auto r = run_srbench(args);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--out " + dir.file("res") + ": is a folder") &&
+                          Catch::Contains(dir.file("res") + "/tiny.h5"));
+    CHECK_FALSE(fs::exists(dir.path() + "/tiny"));  // no run folder beside it, no run trained
+    CHECK(fs::is_empty(dir.file("res")));
+  }
+}
+
 TEST_CASE("sweep: killed with SIGKILL mid-way, the re-run loses and duplicates nothing", "[harness][sweep]") {
   TempDir ref_dir, dir;
   const std::string slow = srbench::test::tiny_suite({.name = "tiny", .seeds = "[0, 1]", .steps = 600});
