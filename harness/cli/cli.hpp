@@ -55,4 +55,10 @@ bool parse_command_line(const Args& args, const boost::program_options::options_
 // Splits "key=value" into its parts; UsageError naming `option` when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option);
 
+// The suite file of `sweep` and `slurm`: `out`, or results/<suite>.h5 when it is empty.
+// UsageError when `out` names an existing folder (refused before any run starts; the run files
+// would otherwise go to <parent>/<suite>/runs and the sweep fail only at its end, renaming the
+// suite file onto the folder).
+std::string suite_file_out(const std::string& out, const std::string& suite_name);
+
 }  // namespace srbench::harness

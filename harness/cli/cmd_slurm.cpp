@@ -236,7 +236,7 @@ int cmd_slurm(const Args& args) {
   p.srbench = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error("cannot find the srbench binary's own path (/proc/self/exe): " + ec.message());
   p.workdir = fs::current_path();
-  p.out = fs::absolute(out.empty() ? "results/" + suite.name + ".h5" : out).lexically_normal();
+  p.out = fs::absolute(suite_file_out(out, suite.name)).lexically_normal();
   p.suite_dir = fs::path(runs_dir_for(p.out.string(), suite.name)).parent_path();
   p.snapshot = p.suite_dir / "slurm" / ("suite-" + short_hash(suite.text) + ".yaml");
   check_sbatch_path(p.suite_dir / "logs");

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -123,14 +122,7 @@ int cmd_sweep(const Args& args) {
   o.searches_only = vm.count("searches-only") > 0;
   Suite suite = load_suite(suite_path, parse_sets(sets));
   resolve_splines_files(suite);
-  o.out = out.empty() ? "results/" + suite.name + ".h5" : out;
-  // Refused before any run starts: otherwise the runs would go to <parent>/<suite>/runs and the
-  // sweep would fail only at its end, when it renames the suite file onto the folder.
-  std::error_code ec;
-  if (std::filesystem::is_directory(o.out, ec))
-    throw UsageError("--out " + o.out + ": is a folder; give the suite file, e.g. " +
-                     (std::filesystem::path(o.out) / (suite.name + ".h5")).string() +
-                     " (its run files go to <its folder>/" + suite.name + "/runs/)");
+  o.out = suite_file_out(out, suite.name);
   const SweepOutcome done = run_sweep(suite, o);
   if (done.signal) return exit_code_of_signal(done.signal);
   return done.failed > 0 ? kExitRunsFailed : kExitOk;

@@ -1,5 +1,6 @@
 #include <boost/program_options/errors.hpp>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include "harness/cli/cli.hpp"
@@ -43,6 +44,16 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
   if (eq == std::string::npos || eq == 0)
     throw UsageError(option + ": expected KEY=VALUE, got '" + text + "'");
   return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string suite_file_out(const std::string& out, const std::string& suite_name) {
+  if (out.empty()) return "results/" + suite_name + ".h5";
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec))
+    throw UsageError("--out " + out + ": is a folder; give the suite file, e.g. " +
+                     (std::filesystem::path(out) / (suite_name + ".h5")).string() +
+                     " (its run files go to <its folder>/" + suite_name + "/runs/)");
+  return out;
 }
 
 namespace {

@@ -118,7 +118,9 @@ TEST_CASE("slurm: bad input is refused with exit code 2 and no script written", 
       {{"tiny.yaml", "--array", "3", "--sbatch-arg=time=1:00"}, "--sbatch-arg must be one sbatch option"},
       {{"bad.yaml", "--array", "3"}, "did you mean 'd_model'"},
       {{"tiny.yaml", "--array", "3", "--set", "model.d_model=-4"}, "d_model"},
+      {{"tiny.yaml", "--array", "3", "--out", "a-folder"}, "--out a-folder: is a folder; give the suite file, e.g. a-folder/"},
   };
+  fs::create_directories(dir.file("a-folder"));
   for (const auto& c : cases) {
     const auto r = slurm_in(dir.path(), c.args);
     INFO(r.out << r.err);
@@ -126,6 +128,7 @@ TEST_CASE("slurm: bad input is refused with exit code 2 and no script written", 
     CHECK_THAT(r.err, Catch::Contains(c.message));
   }
   CHECK(!fs::exists(dir.file("results")));
+  CHECK(fs::is_empty(dir.file("a-folder")));
 }
 
 namespace {
