@@ -150,6 +150,11 @@ struct TransferMatrix {
   std::vector<std::string> searched_on, trained_on;  // R rows, C columns
   std::vector<double> id_acc_delta, steps_ratio;      // [R·C], row-major
   std::vector<int> runs;                              // [R·C]: variant runs with status ok
+  // [R·C]: the 95% bootstrap interval of the mean of the paired differences (variant id_acc −
+  // baseline id_acc at the same seed and grid point, both ok) and how many seeds paired; NaN for
+  // fewer than 2
+  std::vector<double> id_acc_delta_lo, id_acc_delta_hi;
+  std::vector<int> paired;
   bool empty() const { return searched_on.empty(); }
 };
 

@@ -94,6 +94,9 @@ void write_transfer(hid_t file, const TransferMatrix& transfer) {
   const auto R = static_cast<int64_t>(transfer.searched_on.size()), C = static_cast<int64_t>(transfer.trained_on.size());
   h5::write_array(g, "id_acc_delta", transfer.id_acc_delta.data(), {R, C});
   h5::write_array(g, "steps_ratio", transfer.steps_ratio.data(), {R, C});
+  h5::write_array(g, "id_acc_delta_lo", transfer.id_acc_delta_lo.data(), {R, C});
+  h5::write_array(g, "id_acc_delta_hi", transfer.id_acc_delta_hi.data(), {R, C});
+  h5::write_array(g, "paired", transfer.paired.data(), {R, C});
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "harness/run/trainer.hpp"
 #include "harness/run/data.hpp"
 #include "harness/run/evaluate.hpp"
+#include "model/h5.hpp"
 #include "model/optim.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
@@ -494,6 +495,42 @@ TEST_CASE("search: transfer matrix against a hand computation", "[harness][searc
   CHECK(compute_transfer({runs[0], runs[1]}).empty());
 }
 
+TEST_CASE("search: transfer matrix intervals are paired by seed, worked by hand", "[harness][search]") {
+  auto run = [](const std::string& model, const std::string& from, uint64_t seed, double acc) {
+    RunResult r;
+    r.run_id = model + std::to_string(seed), r.entry = "add", r.task = "add", r.model = model, r.seed = seed;
+    r.splines_from = from, r.splines_task = from.empty() ? "" : "add";
+    if (!from.empty()) r.splines.resize(1);
+    r.metrics.id_acc = acc;
+    return r;
+  };
+  // baseline seeds 0..2; the variant has seed 3 too, which has no baseline to pair with
+  const std::vector<RunResult> runs = {run("gelu", "", 0, 0.5),      run("gelu", "", 1, 0.6),
+                                       run("gelu", "", 2, 0.9),      run("from-add", "s", 0, 0.9),
+                                       run("from-add", "s", 1, 1.0), run("from-add", "s", 2, 0.95),
+                                       run("from-add", "s", 3, 0.2)};
+  const TransferMatrix t = compute_transfer(runs);
+  REQUIRE(t.paired == std::vector<int>{3});
+  // delta: mean over the 4 variant runs of (acc − baseline mean 2/3)
+  CHECK(t.id_acc_delta[0] == Approx((0.9 + 1.0 + 0.95 + 0.2) / 4 - 2.0 / 3).margin(1e-12));
+  // paired differences 0.4, 0.4, 0.05. A resample of 3 holds k copies of 0.05 with probability
+  // C(3,k)(1/3)^k(2/3)^(3−k): k = 3 (mean 0.05) has 1/27 = 3.7% > 2.5%, k = 0 (mean 0.4) 8/27, so the
+  // 95% percentile interval is [0.05, 0.4].
+  CHECK(t.id_acc_delta_lo[0] == Approx(0.05).margin(1e-12));
+  CHECK(t.id_acc_delta_hi[0] == Approx(0.4).margin(1e-12));
+  const std::string csv = format_transfer(t, ReportFormat::csv);
+  CHECK(csv.find("searched_on,trained_on,runs,id_acc_delta,steps_ratio,paired,id_acc_delta_lo,id_acc_delta_hi") !=
+        std::string::npos);
+  // the row: runs 4, delta, steps_ratio (none reached a target: nan), paired 3, then the interval
+  CHECK(csv.find("\nadd,add,4,0.0958333") != std::string::npos);
+  CHECK(csv.find(",nan,3,0.0") != std::string::npos);
+  CHECK(format_transfer(t, ReportFormat::table).find("+0.096 [+0.050, +0.400]") != std::string::npos);
+  // one pair only: no interval
+  const TransferMatrix one = compute_transfer({runs[0], runs[3]});
+  CHECK(one.paired == std::vector<int>{1});
+  CHECK(std::isnan(one.id_acc_delta_lo[0]));
+}
+
 TEST_CASE("search: sweep runs searches first, stores them, resumes, and shards agree", "[harness][search]") {
   TempDir dir;
   const std::string suite = dir.file("s.yaml");
@@ -522,6 +559,17 @@ TEST_CASE("search: sweep runs searches first, stores them, resumes, and shards a
       CHECK(r.splines_from.empty());
       CHECK(r.splines.empty());
     }
+  }
+  {  // the suite file's transfer matrix: one cell, both seeds paired, the interval between the two
+    // paired differences (a bootstrap of 2 values never leaves their range)
+    model::h5::Id file = model::h5::open_file(dir.file("plain/s.h5"), "suite file");
+    model::h5::Id transfer = model::h5::open_group(file, "transfer");
+    CHECK(model::h5::read_array<int32_t>(transfer, "paired", 2) == std::vector<int32_t>{2});
+    std::map<uint64_t, double> searched, plain_acc;
+    for (const auto& r : f.runs) (r.model == "searched" ? searched : plain_acc)[r.seed] = r.metrics.id_acc;
+    const double d0 = searched[0] - plain_acc[0], d1 = searched[1] - plain_acc[1];
+    CHECK(model::h5::read_array<double>(transfer, "id_acc_delta_lo", 2)[0] == Approx(std::min(d0, d1)).margin(1e-12));
+    CHECK(model::h5::read_array<double>(transfer, "id_acc_delta_hi", 2)[0] == Approx(std::max(d0, d1)).margin(1e-12));
   }
   // resume: nothing is redone, the search's file is untouched
   const auto mtime = fs::last_write_time(splines_path);
