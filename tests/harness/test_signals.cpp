@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -102,9 +103,15 @@ TEST_CASE("signals: SIGTERM, SIGINT, SIGHUP to the sweep, its runs, or both in e
           "[harness][sweep][signals]") {
   TempDir dir;
   srbench::test::write_file(dir.file("sig.yaml"), kSuite);
+  const auto ref_start = Clock::now();
   const auto ref = run_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("ref/sig.h5"), "--jobs", "2"});
   INFO(ref.out << ref.err);
   REQUIRE(ref.exit_code == 0);
+  // The signal comes at a random moment after the first run process starts, within half the time
+  // the six or more runs left take (half the uninterrupted sweep), and never later than a second:
+  // on a fast machine a fixed second outlasted them and the sweep finished before its signal.
+  const auto ref_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - ref_start).count();
+  const int max_wait_ms = static_cast<int>(std::clamp<long long>(ref_ms / 4, 0, 1000));
 
   enum Target { Sweep, OneRun, RunsThenSweep, SweepThenRuns, Group };
   const char* target_name[] = {"the sweep", "one run process", "the run processes, then the sweep",
@@ -121,14 +128,14 @@ TEST_CASE("signals: SIGTERM, SIGINT, SIGHUP to the sweep, its runs, or both in e
       const std::string out = folders.back() + "/sig.h5", runs = folders.back() + "/sig/runs";
       const size_t before = look(runs).status.size();
       const pid_t pid = start_srbench({"sweep", dir.file("sig.yaml"), "--out", out, "--jobs", "2"}, dir.file("round.log"));
-      // A moment from the first run process's start to a second after it (six runs or more are left).
+      // A moment from the first run process's start to max_wait_ms after it (six runs or more are left).
       std::vector<pid_t> runs_now;
       for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         runs_now = children_of(pid);
       }
       REQUIRE(!runs_now.empty());
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1000)(rng)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, max_wait_ms)(rng)));
       runs_now = children_of(pid);
       switch (target) {
         case Sweep: kill(pid, sig); break;
