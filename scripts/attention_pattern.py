@@ -17,9 +17,12 @@ that has diagnostics:
   max H     the most uniform head of each run (max over layers and heads), mean over runs [interval]
   min H     the sparsest head of each run (min over layers and heads), mean over runs [interval]
   max attn  the sparsest head's attn_max (mean largest attention weight), mean over runs
+With --at-init the same statistics of the same runs' heads as initialised (`diag_init/`, measured
+before the first step on the same batch): at initialisation a head's attention is close to uniform
+(small q.k), so a uniform head after training is a finding only beside this baseline.
 
   /usr/bin/python3 scripts/attention_pattern.py results/shortcuts-32.h5 --tasks parity modcount flipflop \
-      [--models alibi-2 alibi-4] [--format markdown|csv] [--figure docs/figures/shortcuts-32/attention_pattern.png]
+      [--models alibi-2 alibi-4] [--at-init] [--format markdown|csv] [--figure docs/figures/shortcuts-32/attention_pattern.png]
 """
 import argparse
 import math
@@ -30,16 +33,19 @@ import numpy as np
 from suite_runs import bootstrap, fail, iter_runs, open_suite
 
 
-def read_groups(path, tasks, models, use_all):
-    """{(entry, model, grid): [per-run dict]} for transformer runs with diagnostics, in file order."""
+def read_groups(path, tasks, models, use_all, diag="diag"):
+    """{(entry, model, grid): [per-run dict]} for transformer runs with diagnostics, in file order.
+
+    diag: "diag" (the trained model) or "diag_init" (the same model as initialised, before its first
+    step); the runs used are chosen by the trained run's `fitted` either way."""
     groups = {}
     order = []
     with open_suite(path) as f:
         for g, key in iter_runs(f, tasks, models):
             a = g.attrs
-            if "diag" not in g or "attn_entropy" not in g["diag"]:
+            if diag not in g or "attn_entropy" not in g[diag]:
                 continue
-            ent = np.asarray(g["diag/attn_entropy"], dtype=float)
+            ent = np.asarray(g[diag + "/attn_entropy"], dtype=float)
             if ent.size == 0:  # a recurrent model: no attention
                 continue
             fitted = int(a.get("fitted", -1))
@@ -52,7 +58,7 @@ def read_groups(path, tasks, models, use_all):
                 groups[key]["runs"].append({
                     "seed": int(a["seed"]),
                     "entropy": ent,
-                    "attn_max": np.asarray(g["diag/attn_max"], dtype=float),
+                    "attn_max": np.asarray(g[diag + "/attn_max"], dtype=float),
                 })
     return [(k, groups[k]) for k in order]
 
@@ -97,7 +103,7 @@ def print_table(rows, fmt, out=sys.stdout):
                   f"{cell(s['max_H'])} | {cell(s['min_H'])} | {cell(s['sparse_attn_max'])} |\n")
 
 
-def plot(rows, path):
+def plot(rows, path, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -137,7 +143,7 @@ def plot(rows, path):
                 labels.append(l)
     if handles:
         axes[0][-1].legend(handles, labels, fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    fig.suptitle("per-head attention entropy of fitted runs (one line per run)", fontsize=8)
+    fig.suptitle(title, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
@@ -149,16 +155,22 @@ def main(argv=None):
     p.add_argument("--tasks", nargs="*", default=[], help="task entries (or task names) to include; default all")
     p.add_argument("--models", nargs="*", default=[], help="model entries to include; default all")
     p.add_argument("--all", action="store_true", help="every run with diagnostics, not only the fitted ones")
+    p.add_argument("--at-init", action="store_true",
+                   help="the heads as initialised, before the first step (diag_init/), of the same runs: "
+                        "the baseline the trained heads are read against")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     p.add_argument("--figure", help="write the figure here (png)")
     args = p.parse_args(argv)
-    groups = read_groups(args.file, set(args.tasks), set(args.models), args.all)
+    diag = "diag_init" if args.at_init else "diag"
+    groups = read_groups(args.file, set(args.tasks), set(args.models), args.all, diag)
     if not groups:
-        fail(f"{args.file}: no transformer run with diagnostics matches --tasks/--models")
+        fail(f"{args.file}: no transformer run with {diag}/ diagnostics matches --tasks/--models")
     rows = [(k, g, summarise(g["runs"])) for k, g in groups]
     print_table(rows, args.format)
     if args.figure:
-        plot(rows, args.figure)
+        which = "every run" if args.all else "fitted runs"
+        when = ", as initialised (before the first step)" if args.at_init else ""
+        plot(rows, args.figure, f"per-head attention entropy of {which}{when} (one line per run)")
         print(f"wrote {args.figure}", file=sys.stderr)
 
 

@@ -25,7 +25,7 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def write_run(f, rid, entry, model, seed, fitted, ent, amax):
+def write_run(f, rid, entry, model, seed, fitted, ent, amax, ent0=None, amax0=None):
     g = f.create_group(f"runs/{rid}")
     for k, v in (("entry", entry), ("task", entry), ("model", model), ("grid", "")):
         g.attrs[k] = np.bytes_(v)
@@ -33,6 +33,9 @@ def write_run(f, rid, entry, model, seed, fitted, ent, amax):
     g.attrs["fitted"] = np.int64(fitted)
     g.create_dataset("diag/attn_entropy", data=np.asarray(ent, dtype=float))
     g.create_dataset("diag/attn_max", data=np.asarray(amax, dtype=float))
+    if ent0 is not None:
+        g.create_dataset("diag_init/attn_entropy", data=np.asarray(ent0, dtype=float))
+        g.create_dataset("diag_init/attn_max", data=np.asarray(amax0, dtype=float))
 
 
 def main():
@@ -45,8 +48,11 @@ def main():
     ents = [np.array([[0.9, 0.2], [0.5, 1.0]]), np.array([[0.8, 0.4], [0.6, 0.7]]), np.array([[0.1, 0.3], [0.9, 0.95]])]
     amaxs = [np.array([[0.1, 0.7], [0.3, 0.05]]), np.array([[0.2, 0.5], [0.3, 0.3]]), np.array([[0.9, 0.6], [0.1, 0.1]])]
     with h5py.File(path, "w") as f:
+        # the heads as initialised: near uniform; the first two fitted runs have them, the third not
         for i, (e, m) in enumerate(zip(ents, amaxs)):
-            write_run(f, f"p{i}", "parity", "alibi", i, 1, e, m)
+            e0 = (np.array([[0.99, 0.97], [0.98, 0.96]]) - 0.01 * i) if i < 2 else None
+            m0 = np.full((2, 2), 0.1 + 0.01 * i) if i < 2 else None
+            write_run(f, f"p{i}", "parity", "alibi", i, 1, e, m, e0, m0)
         write_run(f, "p9", "parity", "alibi", 9, 0, np.zeros((2, 2)), np.ones((2, 2)))
         write_run(f, "l0", "parity", "lstm", 0, 1, np.zeros((1, 0)), np.zeros((1, 0)))
         write_run(f, "f0", "flipflop", "alibi", 0, 1, np.array([[0.05]]), np.array([[0.97]]))
@@ -87,6 +93,20 @@ def main():
           and abs(float(rows["min_H"]["mean"]) - 0.7 / 4) < 1e-6,
           "--all: 4 runs used, 3 of them fitted, min_H mean (0.2 + 0.4 + 0.1 + 0) / 4")
     check(not any(r.get("entry") == "flipflop" for r in rows.values()), "--tasks parity leaves flipflop out")
+    # --at-init: the same fitted runs, their diag_init/ heads; a run without diag_init/ is left out
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--format", "csv", "--at-init", "--tasks", "parity"],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"--at-init: exit 0 (got {out.returncode}: {out.stderr})")
+    rows = {r["metric"]: r for r in csv.DictReader(io.StringIO(out.stdout)) if r["model"] == "alibi"}
+    want0 = {"mean_H": [0.975, 0.965], "max_H": [0.99, 0.98], "min_H": [0.96, 0.95], "sparse_attn_max": [0.1, 0.11]}
+    for k, vals in want0.items():
+        r = rows.get(k)
+        check(r is not None and r["n"] == "2" and r["fitted"] == "2" and r["runs"] == "2"
+              and abs(float(r["mean"]) - np.mean(vals)) < 1e-9,
+              f"--at-init {k}: the 2 fitted runs with diag_init/, mean {np.mean(vals)} (got {r})")
+    out = subprocess.run(["/usr/bin/python3", a.script, path, "--at-init", "--tasks", "flipflop"],
+                         capture_output=True, text=True)
+    check(out.returncode == 2 and "diag_init/" in out.stderr, f"--at-init without diag_init/: an error ({out.stderr!r})")
     # nothing matches: a clear error, non-zero
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--tasks", "nosuch"], capture_output=True, text=True)
     check(out.returncode == 2 and "no transformer run" in out.stderr, "no match: an error naming why")
