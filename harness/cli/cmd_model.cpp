@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/cli/cli.hpp"
+#include "harness/results/results.hpp"
 #include "model/checkpoint.hpp"
 #include "model/model.hpp"
 
@@ -93,7 +94,8 @@ int cmd_forward(const Args& args) {
   std::string checkpoint, batch_path, out;
   opts.add_options()
       ("help,h", "show this help")
-      ("checkpoint", po::value(&checkpoint), "checkpoint file (required)")
+      ("checkpoint", po::value(&checkpoint),
+       "checkpoint file (model.md layout), or a run file saved with save_checkpoint (required)")
       ("batch", po::value(&batch_path), "batch file with `tokens` and `targets` (required)")
       ("out", po::value(&out), "result file to write (required)");
   po::variables_map vm;
@@ -103,7 +105,7 @@ int cmd_forward(const Args& args) {
   require(vm, "out", "forward");
   require_output_folder(out, "--out");
 
-  model::Model m = model::load_checkpoint(checkpoint);
+  model::Model m = load_model_file(checkpoint);
   const model::TokenBatch batch = model::read_token_batch(batch_path, m.config());
   m.zero_grads();
   const float loss = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
