@@ -417,7 +417,7 @@ TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the 
       {{"forward", "--checkpoint", ck, "--out", out}, "--batch"},
       {{"forward", "--checkpoint", ck, "--batch", ok}, "--out"},
       {{"forward", "--checkpoint", dir.file("missing.h5"), "--batch", ok, "--out", out}, "missing.h5: no such file"},
-      {{"forward", "--checkpoint", ok, "--batch", ok, "--out", out}, "not an srbench checkpoint"},
+      {{"forward", "--checkpoint", ok, "--batch", ok, "--out", out}, "neither a checkpoint (/model) nor a run file"},
       {{"forward", "--checkpoint", ck, "--batch", dir.file("missing.h5"), "--out", out}, "missing.h5: no such file"},
       {{"forward", "--checkpoint", ck, "--batch", bad_token, "--out", out}, "tokens[1][2] = 7 is outside the vocabulary [0, 7)"},
       {{"forward", "--checkpoint", ck, "--batch", bad_target, "--out", out}, "targets[0][1] = -2"},
