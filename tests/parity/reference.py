@@ -15,11 +15,18 @@ import yaml
 
 
 def load_checkpoint(path):
-    """Returns (config dict, vocab size, {name: float64 tensor})."""
+    """Returns (config dict, vocab size, {name: float64 tensor}) of a checkpoint file (/model) or,
+    as srbench's load_model_file reads it, a run file saved with save_checkpoint
+    (/runs/<id>/checkpoint, one run)."""
     with h5py.File(path, "r") as f:
-        cfg = yaml.safe_load(f["model"].attrs["config"])
-        vocab = int(f["model"].attrs["vocab"])
-        params = {name: torch.tensor(np.asarray(ds[...], dtype=np.float64)) for name, ds in f["model/params"].items()}
+        if "model" in f:
+            g = f["model"]
+        else:
+            (run_id,) = list(f["runs"])
+            g = f[f"runs/{run_id}/checkpoint"]
+        cfg = yaml.safe_load(g.attrs["config"])
+        vocab = int(g.attrs["vocab"])
+        params = {name: torch.tensor(np.asarray(ds[...], dtype=np.float64)) for name, ds in g["params"].items()}
     return cfg, vocab, params
 
 

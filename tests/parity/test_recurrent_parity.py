@@ -10,7 +10,9 @@ perturbed to O(1) so that the pre-activations are O(1) (checked: their spread is
 saturating), a batch with right padding (random tokens after each row's end, targets −1) and an
 unscored position inside a row; stack_rnn with 2·stack_size < T; tape_rnn with per-row
 input_lengths, some beyond tape_size and one a multiple of it, T > tape_size, and once without
-input_lengths (L = T). Init: recurrent.md's distributions (PyTorch's U(−1/√d, 1/√d) for rnn, lstm,
+input_lengths (L = T). One more case reads a trained lstm run's file saved with save_checkpoint
+(`forward --checkpoint RUN.h5`) with the same checks, and a run file without a checkpoint must be
+refused (exit 2, naming it). Init: recurrent.md's distributions (PyTorch's U(−1/√d, 1/√d) for rnn, lstm,
 gru; Haiku's truncated normal for stack_rnn, tape_rnn; tok_emb and head N(0, 0.02)).
 
 Measure (model.md): max|ours − ref| / max|ref| per tensor. Limits: logits 1e-4, loss 1e-5
@@ -20,8 +22,10 @@ Prints the worst difference of every tensor and a table of the worst per case; e
 failure. Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skips.
 """
 import argparse
+import glob
 import math
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -203,6 +207,44 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
         check(f"param {name}", relative_error(ours[name], leaves[name].detach()), PARAM_TOL, column="params")
 
 
+RUN_SUITE = """name: rf
+defaults:
+  model: {{arch: lstm, layers: 1, d_model: {d}, max_len: 32}}
+  train: {{steps: 60, batch: 8, eval_every: 30, lr: 0.003, length: [1, 8], save_checkpoint: {save}}}
+  eval: {{lengths: [8], examples: 16, val_examples: 16}}
+tasks:
+  - task: flipflop
+"""
+
+
+def swept_run_file(args, folder, save):
+    """The one run file of a short lstm flip-flop suite swept into `folder`."""
+    os.makedirs(folder)
+    suite = os.path.join(folder, "s.yaml")
+    with open(suite, "w") as f:
+        f.write(RUN_SUITE.format(d=D, save=save))
+    run([args.srbench, "sweep", suite, "--out", os.path.join(folder, "rf.h5")])
+    (run_file,) = glob.glob(os.path.join(folder, "rf", "runs", "*.h5"))
+    return run_file
+
+
+def check_run_file(args, tmp, rng):
+    """`srbench forward --checkpoint RUN.h5` on a trained run saved with save_checkpoint: the same
+    checks as a checkpoint file's; a run file without a checkpoint is refused (exit 2, by name)."""
+    run_file = swept_run_file(args, os.path.join(tmp, "saved"), "true")
+    _, vocab, _ = load_checkpoint(run_file)
+    batch, out = os.path.join(tmp, "rf-batch.h5"), os.path.join(tmp, "rf-out.h5")
+    tokens, targets, _ = write_batch(batch, rng, None, vocab)
+    check_forward(args, run_file, batch, tokens, targets, None, out)
+    bare = swept_run_file(args, os.path.join(tmp, "bare"), "false")
+    p = subprocess.run([args.srbench, "forward", "--checkpoint", bare, "--batch", batch, "--out", out + "2"],
+                       capture_output=True, text=True)
+    ok = p.returncode == 2 and "has no checkpoint" in p.stderr
+    print(f"    {'ok  ' if ok else 'FAIL'} a run file without a checkpoint: exit {p.returncode}, {p.stderr.strip()}")
+    if not ok:
+        failures.append(f"{current[0]}: a run file without a checkpoint is refused")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--srbench", required=True)
@@ -236,6 +278,15 @@ def main():
                 grads = check_forward(args, ck, batch, tokens, targets, il, out)
                 if input_lengths is None:
                     check_training(args, ck, batch, tokens, targets, grads, tmp)
+            except (RuntimeError, ValueError) as e:
+                failures.append(label)
+                print(f"    FAIL {label}: {e}")
+        label = "lstm/run file"
+        if not args.only or args.only in label:
+            current[0] = label
+            print(f"== {label}: a trained run saved with save_checkpoint, batch {B}×{T}")
+            try:
+                check_run_file(args, tmp, rng)
             except (RuntimeError, ValueError) as e:
                 failures.append(label)
                 print(f"    FAIL {label}: {e}")
