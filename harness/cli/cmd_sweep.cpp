@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "harness/sweep/claims.hpp"
 #include "harness/sweep/splines.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "tasks/format.hpp"
 
 namespace po = boost::program_options;
 
@@ -131,7 +133,7 @@ int cmd_sweep(const Args& args) {
 int cmd_eval(const Args& args) {
   po::options_description opts(
       "srbench eval --checkpoint CK.h5 --task TASK --lengths 8,16,32 [options]: evaluate a saved model\n\noptions");
-  std::string checkpoint, task_name, lengths_text;
+  std::string checkpoint, task_name, lengths_text, failures_path;
   std::vector<std::string> sets, shifts;
   int64_t examples = 512;
   uint64_t data_seed = 0;
@@ -145,6 +147,9 @@ int cmd_eval(const Args& args) {
       ("shift", po::value(&shifts)->composing(), "a shifted condition k=v[,k=v] (repeatable)")
       ("examples", po::value(&examples)->default_value(512), "examples per length and condition")
       ("data-seed", po::value(&data_seed)->default_value(0), "seed of the evaluation examples")
+      ("failures", po::value(&failures_path),
+       "write every example with a wrong scored prediction to this file, one JSON line each: "
+       "`srbench sample`'s fields and its condition, index and predictions")
       ("threads", po::value(&threads)->default_value(1), "OpenMP threads");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm)) return 0;
@@ -189,13 +194,36 @@ int cmd_eval(const Args& args) {
                        std::to_string(task->max_sequence_length(n)) + " tokens, beyond the checkpoint's max_len " +
                        std::to_string(m.config().max_len));
   }
+  std::ofstream failures;
+  if (!failures_path.empty()) {
+    failures.open(failures_path, std::ios::binary | std::ios::trunc);
+    if (!failures) throw UsageError("--failures " + failures_path + ": cannot write this file");
+  }
   std::printf("%-8s %-20s %10s %10s %10s\n", "length", "condition", "loss", "token_acc", "seq_acc");
   for (const auto& [label, shifted] : conditions) {
     const tasks::Task& t = shifted ? *shifted : *task;
     for (int n : lengths) {
-      const EvalScore s = evaluate_examples(m, evaluation_set(t, data_seed, tasks::Stream::Eval, n, examples));
+      const auto set = evaluation_set(t, data_seed, tasks::Stream::Eval, n, examples);
+      WrongExample wrong;
+      if (failures.is_open())
+        wrong = [&, n = n, &label = label](size_t i, const std::vector<int32_t>& predictions) {
+          std::string line = tasks::example_jsonl(t, n, set[i]);
+          line.pop_back();  // the closing brace
+          line += ", \"condition\": " + tasks::json_quote(label) + ", \"index\": " + std::to_string(i) +
+                  ", \"predictions\": [";
+          for (size_t p = 0; p < predictions.size(); ++p) {
+            if (p) line += ",";
+            line += predictions[p] == tasks::kNotScored ? "null" : tasks::json_quote(t.vocab().name(predictions[p]));
+          }
+          failures << line << "]}\n";
+        };
+      const EvalScore s = evaluate_examples(m, set, 64, nullptr, wrong);
       std::printf("%-8d %-20s %10.4f %10.4f %10.4f\n", n, label.c_str(), s.loss, s.token_acc, s.seq_acc);
     }
+  }
+  if (failures.is_open()) {
+    failures.close();
+    if (!failures) throw std::runtime_error("--failures " + failures_path + ": writing the file failed");
   }
   return 0;
 }

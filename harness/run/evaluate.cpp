@@ -35,13 +35,14 @@ BatchScorer model_scorer(model::Model& m) {
 }
 
 EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::Example>& examples, int batch,
-                            const SeenSet* seen) {
+                            const SeenSet* seen, const WrongExample& wrong) {
   EvalScore s;
   double loss_sum = 0;
   int64_t correct_tokens = 0, correct_seqs = 0, seen_count = 0;
   std::vector<int64_t> pos_scored, pos_correct;  // per position
   Batch bt;
   std::vector<tasks::Example> chunk;
+  std::vector<int32_t> predictions;  // of one example, for `wrong`
   for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     chunk.assign(examples.begin() + static_cast<ptrdiff_t>(start), examples.begin() + static_cast<ptrdiff_t>(end));
@@ -52,6 +53,7 @@ EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::E
     if (pos_scored.size() < static_cast<size_t>(bt.T)) pos_scored.resize(bt.T, 0), pos_correct.resize(bt.T, 0);
     for (int b = 0; b < bt.B; ++b) {
       bool all = true;
+      if (wrong) predictions.assign(chunk[b].tokens.size(), tasks::kNotScored);
       for (int t = 0; t < bt.T; ++t) {
         const int32_t target = bt.targets[static_cast<size_t>(b) * bt.T + t];
         if (target < 0) continue;
@@ -63,12 +65,14 @@ EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::E
         } else {
           pred = out.predictions[at];
         }
+        if (wrong) predictions[static_cast<size_t>(t)] = pred;
         ++s.scored;
         ++pos_scored[t];
         if (pred == target) ++correct_tokens, ++pos_correct[t];
         else all = false;
       }
       correct_seqs += all;
+      if (!all && wrong) wrong(start + static_cast<size_t>(b), predictions);
       if (seen) seen_count += seen->contains(chunk[b].tokens);
     }
     s.examples += bt.B;

@@ -52,11 +52,14 @@ struct EvalScore {
   double seen_frac = kNaN;           // with a SeenSet: the fraction of examples in it
   std::vector<double> position_acc;  // per position of the longest example; NaN where none scores
 };
+// `wrong`, if given, is called for every example with a scored position predicted wrong: its index
+// in `examples` and the predictions at each of its positions (kNotScored where not scored).
+using WrongExample = std::function<void(size_t index, const std::vector<int32_t>& predictions)>;
 EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::Example>& examples, int batch = 64,
-                            const SeenSet* seen = nullptr);
+                            const SeenSet* seen = nullptr, const WrongExample& wrong = {});
 inline EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Example>& examples, int batch = 64,
-                                   const SeenSet* seen = nullptr) {
-  return evaluate_examples(model_scorer(m), examples, batch, seen);
+                                   const SeenSet* seen = nullptr, const WrongExample& wrong = {}) {
+  return evaluate_examples(model_scorer(m), examples, batch, seen, wrong);
 }
 
 // The final evaluation of a run: appends its conditions (after "id") and rows to `r`; `seen`

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Flip-flop errors by the distance from a read to the write it must recall.
+
+A flip-flop read must return the bit of the last write; Liu et al. ("Exposing attention glitches",
+2023) attribute a transformer's rare errors to reads far from that write. For each run file given
+(saved with `train.save_checkpoint: true`; one run each, e.g. results/<suite>/runs/*.h5), this
+script evaluates the run's model with `srbench eval --failures` on examples 0..N−1 of the `eval`
+stream under the run's data_seed (the examples its own evaluation used) at `--length`, with the
+run's task parameters and `--set` overrides (e.g. p_i=0.98, the sparse regime), draws the same
+examples with `srbench sample`, and counts reads and wrong reads by their gap:
+- `ffl`: the number of (instruction, bit) pairs from the last `w` pair to the `r` pair (1 = the
+  pair before);
+- `flipflop`: the number of positions since the last write `w1`, `w2`, … (every input is scored; a
+  write itself has gap 0 and is not counted, and before the first write the gap counts from the
+  first input, which has gap 1).
+
+Per (entry, model) it prints, for each gap bin [lo, hi) of `--bins`, the reads over all runs,
+the error rate (wrong / reads) as the mean over runs with its 95% percentile bootstrap interval
+over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left out), and the runs
+with a read there.
+
+  /usr/bin/python3 scripts/read_gaps.py results/ffl-256/runs/*.h5 --length 128 --set p_i=0.98 \\
+      --bins 1,8,16,32,48,64,96 [--examples 45000] [--srbench build/harness/srbench] [--format csv]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import yaml
+
+from suite_runs import bootstrap, fail, text
+
+TASKS = ("ffl", "flipflop")
+
+
+def srbench_path(given):
+    if given:
+        return given
+    here = os.path.dirname(os.path.abspath(__file__))
+    built = os.path.join(here, "..", "build", "harness", "srbench")
+    return built if os.path.exists(built) else "srbench"
+
+
+def call(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+    return p.stdout
+
+
+def read_run(path):
+    """(task, params, data_seed, entry, model) of the one run a run file holds."""
+    import h5py
+
+    if not os.path.exists(path):
+        fail(f"{path}: no such file")
+    with h5py.File(path, "r") as f:
+        runs = list(f["runs"]) if "runs" in f else []
+        if len(runs) != 1:
+            fail(f"{path}: holds {len(runs)} runs; give the run files of a suite (results/<suite>/runs/*.h5)")
+        g = f["runs"][runs[0]]
+        if "checkpoint" not in g:
+            fail(f"{path}: run {runs[0]} has no checkpoint (train it with `save_checkpoint: true`)")
+        cfg = yaml.safe_load(text(g.attrs["config"]))
+        return (cfg["task"], {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (cfg.get("params") or {}).items()},
+                int((cfg.get("train") or {}).get("data_seed", 0)), text(g.attrs["entry"]), text(g.attrs["model"]))
+
+
+def gaps_of(task, tokens):
+    """Per position: the gap of a read (see the module text), 0 at a write, -1 at other tokens."""
+    gaps = [-1] * len(tokens)
+    first = 1 if tokens and tokens[0] == "<s>" else 0
+    if task == "ffl":
+        last = None
+        for j, t in enumerate(range(first, len(tokens) - 1, 2)):
+            if tokens[t] == "w":
+                last, gaps[t] = j, 0
+            elif tokens[t] == "r" and last is not None:
+                gaps[t] = j - last
+    else:
+        last = first - 1  # before the first write: counted from the start
+        for t in range(first, len(tokens)):
+            if tokens[t].startswith("w"):
+                last, gaps[t] = t, 0
+            else:
+                gaps[t] = t - last
+    return gaps
+
+
+def count(task, examples, failures, edges):
+    """reads and wrong reads per bin of gaps (bins [edges[i], edges[i+1]), the last open)."""
+    reads, wrong = np.zeros(len(edges), int), np.zeros(len(edges), int)
+    for i, e in enumerate(examples):
+        pred = failures.get(i)
+        for t, gap in enumerate(gaps_of(task, e["tokens"])):
+            if gap < 1 or e["targets"][t] is None:
+                continue
+            b = int(np.searchsorted(edges, gap, side="right")) - 1
+            if b < 0:
+                continue
+            reads[b] += 1
+            if pred is not None and pred[t] != e["targets"][t]:
+                wrong[b] += 1
+    return reads, wrong
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
+    p.add_argument("--length", type=int, required=True, help="the evaluated length (srbench's n)")
+    p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
+    p.add_argument("--examples", type=int, default=4096)
+    p.add_argument("--bins", default="1,2,4,8,16,32,64", help="ascending gap bin edges, the first >= 1")
+    p.add_argument("--srbench", default="")
+    p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+    a = p.parse_args(argv)
+    try:
+        edges = [int(x) for x in a.bins.split(",")]
+    except ValueError:
+        fail(f"--bins: '{a.bins}' is not a comma-separated list of integers")
+    if not edges or edges[0] < 1 or any(x >= y for x, y in zip(edges, edges[1:])):
+        fail(f"--bins: '{a.bins}' must ascend strictly from a gap >= 1")
+    if a.examples < 1:
+        fail(f"--examples must be at least 1, got {a.examples}")
+    overrides = {}
+    for s in a.set:
+        if "=" not in s:
+            fail(f"--set: expected KEY=VALUE, got '{s}'")
+        k, v = s.split("=", 1)
+        overrides[k] = v
+    exe = srbench_path(a.srbench)
+    samples, groups, order = {}, {}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in a.files:
+            task, params, data_seed, entry, model = read_run(path)
+            if task not in TASKS:
+                fail(f"{path}: task {task}; this script knows {', '.join(TASKS)}")
+            params.update(overrides)
+            sets = [x for k, v in sorted(params.items()) for x in ("--set", f"{k}={v}")]
+            key = (task, tuple(sets), data_seed)
+            if key not in samples:
+                out = call([exe, "sample", task, "-n", str(a.length), "--count", str(a.examples), "--stream", "eval",
+                            "--seed", str(data_seed), "--format", "jsonl"] + sets)
+                samples[key] = [json.loads(s) for s in out.splitlines()]
+            fl = os.path.join(tmp, "failures.jsonl")
+            call([exe, "eval", "--checkpoint", path, "--task", task, "--lengths", str(a.length), "--examples",
+                  str(a.examples), "--data-seed", str(data_seed), "--failures", fl] + sets)
+            failures = {}
+            for s in open(fl):
+                e = json.loads(s)
+                failures[e["index"]] = e["predictions"]
+            reads, wrong = count(task, samples[key], failures, edges)
+            if (entry, model) not in groups:
+                order.append((entry, model))
+                groups[(entry, model)] = []
+            groups[(entry, model)].append((reads, wrong))
+    labels = [f"{lo}-{hi - 1}" if hi - 1 > lo else f"{lo}" for lo, hi in zip(edges, edges[1:])] + [f">= {edges[-1]}"]
+    if a.format == "csv":
+        print("entry,model,gap_lo,gap_hi,runs,reads,wrong,error_rate,ci_lo,ci_hi")
+    else:
+        print(f"| entry | model | gap | reads | error rate, mean over runs [95% interval] | runs |")
+        print("|---|---|---|---|---|---|")
+    for entry, model in order:
+        runs = groups[(entry, model)]
+        for b, label in enumerate(labels):
+            rates = [w[b] / r[b] for r, w in runs if r[b] > 0]
+            reads, wrong = sum(int(r[b]) for r, _ in runs), sum(int(w[b]) for _, w in runs)
+            mean = float(np.mean(rates)) if rates else math.nan
+            lo, hi = bootstrap(rates)
+            if a.format == "csv":
+                top = edges[b + 1] if b + 1 < len(edges) else ""
+                print(f"{entry},{model},{edges[b]},{top},{len(rates)},{reads},{wrong},{mean:.10g},{lo:.10g},{hi:.10g}")
+            else:
+                ci = "" if math.isnan(lo) else f" [{lo:.4f}, {hi:.4f}]"
+                print(f"| {entry} | {model} | {label} | {reads} | {mean:.4f}{ci} | {len(rates)} |")
+
+
+if __name__ == "__main__":
+    main()

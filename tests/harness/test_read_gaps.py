@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""scripts/read_gaps.py (flip-flop errors by the distance from a read to its write) against an
+independent computation.
+
+    /usr/bin/python3 test_read_gaps.py --srbench build/harness/srbench --script scripts/read_gaps.py
+
+A short suite (ffl and flipflop with a start token, a 1-layer transformer trained 40 steps so that
+it errs at some reads and not at others, 2 seeds, save_checkpoint) is swept; the script is run on
+its run files under a shift. The test draws the same examples with `srbench sample`, predicts with
+the float64 PyTorch reference of model.md (tests/parity/reference.py) and finds each read's write
+by scanning back from the read (ffl: pair by pair to the nearest `w`; flipflop: to the nearest
+`w1`/`w2`, or to the start), then checks every csv row: reads and wrong reads per bin exactly
+(up to the reads where the reference's two best logits are within 1e-4, which float32 may order
+otherwise), the mean error rate over runs and its bootstrap interval. Some bin must have wrong
+reads and some right ones, so that a script counting all or none fails. Bad --bins are refused
+with exit 2. Needs torch, h5py, numpy, yaml, pandas; fails, never skips.
+"""
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import pandas as pd
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "parity"))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import reference  # noqa: E402
+from checks import check, finish  # noqa: E402
+from parity_report import run  # noqa: E402
+from suite_runs import bootstrap  # noqa: E402
+
+SUITE = """name: gaps
+seeds: [0, 1]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 80, position: alibi}
+  train: {steps: 40, batch: 16, lr: 3e-3, warmup: 5, eval_every: 20, save_checkpoint: true, data_seed: 4}
+  eval: {examples: 16, val_examples: 16}
+tasks:
+  - task: ffl
+    params: {p_i: 0.6, start_token: true}
+    train: {length: [4, 20]}
+    eval: {lengths: [20]}
+  - task: flipflop
+    params: {start_token: true}
+    train: {length: [1, 24]}
+    eval: {lengths: [24]}
+models:
+  - name: alibi
+"""
+# task: (vocabulary in the task's order, then <s>; --set of the script; length; bins)
+CASES = {
+    "ffl": (["w", "r", "i", "0", "1", "<s>"], ["--set", "p_i=0.9"], 20, [1, 3, 6, 12]),
+    "flipflop": (["r", "w1", "w2", "q0", "q1", "q2", "<s>"], ["--set", "p_write=0.2"], 24, [1, 2, 5, 10]),
+}
+EXAMPLES, MARGIN = 300, 1e-4
+
+
+def brute_gaps(task, tokens):
+    """{position of a scored read: its gap}, found by scanning back from each read."""
+    gaps = {}
+    if task == "ffl":
+        for t in range(1, len(tokens), 2):  # instructions sit at odd positions after <s>
+            if tokens[t] != "r":
+                continue
+            back = t - 2
+            while back >= 1 and tokens[back] != "w":
+                back -= 2
+            if back >= 1:
+                gaps[t] = (t - back) // 2
+    else:
+        for t in range(1, len(tokens)):
+            if tokens[t].startswith("w"):
+                continue
+            back = t - 1
+            while back >= 1 and not tokens[back].startswith("w"):
+                back -= 1
+            gaps[t] = t - back  # back = 0 (the start token) when no write precedes
+    return gaps
+
+
+def expected(srbench, task, run_files, sets, length, data_seed, bins):
+    names, _, _, _ = CASES[task]
+    ids = {s: i for i, s in enumerate(names)}
+    out = run([srbench, "sample", task, "-n", str(length), "--count", str(EXAMPLES), "--stream", "eval", "--seed",
+               str(data_seed), "--format", "jsonl", "--set", "start_token=true"] + sets)
+    examples = [json.loads(s) for s in out.splitlines()]
+    tokens = torch.tensor([[ids[t] for t in e["tokens"]] for e in examples])
+    targets = torch.tensor([[ids[t] if t else -1 for t in e["targets"]] for e in examples])
+    per_run = []
+    for path in run_files:
+        cfg, _, params = reference.load_checkpoint(path)
+        with torch.no_grad():
+            logits, _ = reference.forward(cfg, params, tokens, targets)
+        top2 = logits.topk(2, dim=-1).values
+        close = (top2[..., 0] - top2[..., 1]) < MARGIN
+        pred = logits.argmax(-1)
+        reads, wrong, unsure = (np.zeros(len(bins), int) for _ in range(3))
+        for i, e in enumerate(examples):
+            for t, gap in brute_gaps(task, e["tokens"]).items():
+                if gap < bins[0]:
+                    continue
+                b = max(k for k in range(len(bins)) if bins[k] <= gap)
+                reads[b] += 1
+                wrong[b] += int(pred[i, t] != targets[i, t])
+                unsure[b] += int(close[i, t])
+        per_run.append((reads, wrong, unsure))
+    return per_run
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--srbench", required=True)
+    ap.add_argument("--script", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "gaps.yaml"), "w") as f:
+            f.write(SUITE)
+        run([a.srbench, "sweep", os.path.join(tmp, "gaps.yaml"), "--jobs", "2", "--out", os.path.join(tmp, "gaps.h5")])
+        folder = os.path.join(tmp, "gaps", "runs")
+        files = {}
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            with h5py.File(path, "r") as f:
+                task = f["runs"][list(f["runs"])[0]].attrs["task"]
+            files.setdefault(task.decode() if isinstance(task, bytes) else str(task), []).append(path)
+        for task, (_, sets, length, bins) in CASES.items():
+            paths = files[task]
+            out = run(["/usr/bin/python3", a.script] + paths + ["--length", str(length), "--examples", str(EXAMPLES),
+                       "--bins", ",".join(map(str, bins)), "--srbench", a.srbench, "--format", "csv"] + sets)
+            got = pd.read_csv(io.StringIO(out))
+            want = expected(a.srbench, task, paths, sets, length, 4, bins)
+            print(f"{task}: {len(paths)} runs\n{got.to_string(index=False)}")
+            if not check(len(got) == len(bins), f"{task}: {len(got)} rows, want one per bin ({len(bins)})"):
+                continue
+            any_wrong = any_right = False
+            for b, row in got.iterrows():
+                reads = sum(int(r[0][b]) for r in want)
+                wrong = sum(int(r[1][b]) for r in want)
+                unsure = sum(int(r[2][b]) for r in want)
+                any_wrong |= wrong > unsure
+                any_right |= reads - wrong > unsure
+                check(row["gap_lo"] == bins[b] and int(row["reads"]) == reads and abs(int(row["wrong"]) - wrong) <= unsure,
+                      f"{task} bin {bins[b]}: reads {row['reads']} wrong {row['wrong']}, want {reads} and {wrong} (± {unsure})")
+                if unsure:
+                    continue
+                rates = [r[1][b] / r[0][b] for r in want if r[0][b] > 0]
+                lo, hi = bootstrap(rates)
+                check(int(row["runs"]) == len(rates) and np.allclose([row["error_rate"], row["ci_lo"], row["ci_hi"]],
+                                                                     [np.mean(rates), lo, hi], equal_nan=True),
+                      f"{task} bin {bins[b]}: rate {row['error_rate']} [{row['ci_lo']}, {row['ci_hi']}] "
+                      f"over {row['runs']} runs, want {np.mean(rates)} [{lo}, {hi}] over {len(rates)}")
+            check(any_wrong and any_right, f"{task}: the model's reads are all right or all wrong; the check needs both")
+        p = subprocess.run(["/usr/bin/python3", a.script] + files["ffl"] + ["--length", "20", "--bins", "4,2",
+                            "--srbench", a.srbench], capture_output=True, text=True)
+        print(f"--bins 4,2: exit {p.returncode}, {p.stderr.strip()}")
+        check(p.returncode == 2 and "--bins" in p.stderr, f"--bins 4,2: exit {p.returncode} (want 2 naming --bins)")
+    return finish("reads and errors by gap as recomputed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
