@@ -14,13 +14,15 @@ examples with `srbench sample`, and counts reads and wrong reads by their gap:
   write itself has gap 0 and is not counted, and before the first write the gap counts from the
   first input, which has gap 1).
 
-Per (entry, model) it prints, for each gap bin [lo, hi) of `--bins`, the reads over all runs,
+Per (entry, model) it prints, for each gap bin [lo, hi) of `--bins` (and each band of read
+positions of `--positions`, the read's pair or input counted from 1: in the sparse regime a long
+gap is mostly a late read, and the bands separate the two), the reads over all runs,
 the error rate (wrong / reads) as the mean over runs with its 95% percentile bootstrap interval
 over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left out), and the runs
 with a read there.
 
   /usr/bin/python3 scripts/read_gaps.py results/ffl-256/runs/*.h5 --length 128 --set p_i=0.98 \\
-      --bins 1,8,16,32,48,64,96 [--examples 45000] [--srbench build/harness/srbench] [--format csv]
+      --bins 1,8,16,32,48,64,96 [--positions 1,64] [--examples 45000] [--srbench build/harness/srbench] [--format csv]
 """
 import argparse
 import json
@@ -71,42 +73,64 @@ def read_run(path):
                 int((cfg.get("train") or {}).get("data_seed", 0)), text(g.attrs["entry"]), text(g.attrs["model"]))
 
 
-def gaps_of(task, tokens):
-    """Per position: the gap of a read (see the module text), 0 at a write, -1 at other tokens."""
-    gaps = [-1] * len(tokens)
+def reads_of(task, tokens):
+    """(token index, gap, position) of every read of an example: gap as in the module text; position
+    the read's pair (ffl) or input (flipflop) counted from 1."""
+    out = []
     first = 1 if tokens and tokens[0] == "<s>" else 0
     if task == "ffl":
         last = None
         for j, t in enumerate(range(first, len(tokens) - 1, 2)):
             if tokens[t] == "w":
-                last, gaps[t] = j, 0
+                last = j
             elif tokens[t] == "r" and last is not None:
-                gaps[t] = j - last
+                out.append((t, j - last, j + 1))
     else:
         last = first - 1  # before the first write: counted from the start
         for t in range(first, len(tokens)):
             if tokens[t].startswith("w"):
-                last, gaps[t] = t, 0
+                last = t
             else:
-                gaps[t] = t - last
-    return gaps
+                out.append((t, t - last, t - first + 1))
+    return out
 
 
-def count(task, examples, failures, edges):
-    """reads and wrong reads per bin of gaps (bins [edges[i], edges[i+1]), the last open)."""
-    reads, wrong = np.zeros(len(edges), int), np.zeros(len(edges), int)
+def count(task, examples, failures, edges, bands):
+    """reads and wrong reads [position band, gap bin]: gap bins [edges[i], edges[i+1]) and position
+    bands [bands[k], bands[k+1]), each last one open."""
+    reads, wrong = np.zeros((len(bands), len(edges)), int), np.zeros((len(bands), len(edges)), int)
     for i, e in enumerate(examples):
         pred = failures.get(i)
-        for t, gap in enumerate(gaps_of(task, e["tokens"])):
-            if gap < 1 or e["targets"][t] is None:
-                continue
+        for t, gap, pos in reads_of(task, e["tokens"]):
             b = int(np.searchsorted(edges, gap, side="right")) - 1
-            if b < 0:
+            k = int(np.searchsorted(bands, pos, side="right")) - 1
+            if b < 0 or k < 0 or e["targets"][t] is None:
                 continue
-            reads[b] += 1
+            reads[k, b] += 1
             if pred is not None and pred[t] != e["targets"][t]:
-                wrong[b] += 1
+                wrong[k, b] += 1
     return reads, wrong
+
+
+def edges_of(text_, option):
+    try:
+        edges = [int(x) for x in text_.split(",")]
+    except ValueError:
+        fail(f"{option}: '{text_}' is not a comma-separated list of integers")
+    if not edges or edges[0] < 1 or any(x >= y for x, y in zip(edges, edges[1:])):
+        fail(f"{option}: '{text_}' must ascend strictly from 1 or more")
+    return edges
+
+
+def upper(edges, b):
+    """The exclusive upper edge of bin b ("" for the last, open one)."""
+    return edges[b + 1] if b + 1 < len(edges) else ""
+
+
+def label(edges, b):
+    if b + 1 == len(edges):
+        return f">= {edges[b]}"
+    return f"{edges[b]}-{edges[b + 1] - 1}" if edges[b + 1] - 1 > edges[b] else f"{edges[b]}"
 
 
 def main(argv=None):
@@ -116,15 +140,11 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
     p.add_argument("--examples", type=int, default=4096)
     p.add_argument("--bins", default="1,2,4,8,16,32,64", help="ascending gap bin edges, the first >= 1")
+    p.add_argument("--positions", default="1", help="ascending edges of bands of read positions (default: one band)")
     p.add_argument("--srbench", default="")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
-    try:
-        edges = [int(x) for x in a.bins.split(",")]
-    except ValueError:
-        fail(f"--bins: '{a.bins}' is not a comma-separated list of integers")
-    if not edges or edges[0] < 1 or any(x >= y for x, y in zip(edges, edges[1:])):
-        fail(f"--bins: '{a.bins}' must ascend strictly from a gap >= 1")
+    edges, bands = edges_of(a.bins, "--bins"), edges_of(a.positions, "--positions")
     if a.examples < 1:
         fail(f"--examples must be at least 1, got {a.examples}")
     overrides = {}
@@ -154,30 +174,31 @@ def main(argv=None):
             for s in open(fl):
                 e = json.loads(s)
                 failures[e["index"]] = e["predictions"]
-            reads, wrong = count(task, samples[key], failures, edges)
+            reads, wrong = count(task, samples[key], failures, edges, bands)
             if (entry, model) not in groups:
                 order.append((entry, model))
                 groups[(entry, model)] = []
             groups[(entry, model)].append((reads, wrong))
-    labels = [f"{lo}-{hi - 1}" if hi - 1 > lo else f"{lo}" for lo, hi in zip(edges, edges[1:])] + [f">= {edges[-1]}"]
     if a.format == "csv":
-        print("entry,model,gap_lo,gap_hi,runs,reads,wrong,error_rate,ci_lo,ci_hi")
+        print("entry,model,pos_lo,pos_hi,gap_lo,gap_hi,runs,reads,wrong,error_rate,ci_lo,ci_hi")
     else:
-        print(f"| entry | model | gap | reads | error rate, mean over runs [95% interval] | runs |")
-        print("|---|---|---|---|---|---|")
+        print(f"| entry | model | positions | gap | reads | error rate, mean over runs [95% interval] | runs |")
+        print("|---|---|---|---|---|---|---|")
     for entry, model in order:
         runs = groups[(entry, model)]
-        for b, label in enumerate(labels):
-            rates = [w[b] / r[b] for r, w in runs if r[b] > 0]
-            reads, wrong = sum(int(r[b]) for r, _ in runs), sum(int(w[b]) for _, w in runs)
-            mean = float(np.mean(rates)) if rates else math.nan
-            lo, hi = bootstrap(rates)
-            if a.format == "csv":
-                top = edges[b + 1] if b + 1 < len(edges) else ""
-                print(f"{entry},{model},{edges[b]},{top},{len(rates)},{reads},{wrong},{mean:.10g},{lo:.10g},{hi:.10g}")
-            else:
-                ci = "" if math.isnan(lo) else f" [{lo:.4f}, {hi:.4f}]"
-                print(f"| {entry} | {model} | {label} | {reads} | {mean:.4f}{ci} | {len(rates)} |")
+        for k in range(len(bands)):
+            for b in range(len(edges)):
+                rates = [w[k, b] / r[k, b] for r, w in runs if r[k, b] > 0]
+                reads, wrong = sum(int(r[k, b]) for r, _ in runs), sum(int(w[k, b]) for _, w in runs)
+                mean = float(np.mean(rates)) if rates else math.nan
+                lo, hi = bootstrap(rates)
+                if a.format == "csv":
+                    print(f"{entry},{model},{bands[k]},{upper(bands, k)},{edges[b]},{upper(edges, b)},{len(rates)},{reads},"
+                          f"{wrong},{mean:.10g},{lo:.10g},{hi:.10g}")
+                else:
+                    ci = "" if math.isnan(lo) else f" [{lo:.4f}, {hi:.4f}]"
+                    print(f"| {entry} | {model} | {label(bands, k)} | {label(edges, b)} | {reads} | {mean:.4f}{ci} "
+                          f"| {len(rates)} |")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ it errs at some reads and not at others, 2 seeds, save_checkpoint) is swept; the
 its run files under a shift. The test draws the same examples with `srbench sample`, predicts with
 the float64 PyTorch reference of model.md (tests/parity/reference.py) and finds each read's write
 by scanning back from the read (ffl: pair by pair to the nearest `w`; flipflop: to the nearest
-`w1`/`w2`, or to the start), then checks every csv row: reads and wrong reads per bin exactly
+`w1`/`w2`, or to the start), then checks every csv row (position band × gap bin, the first band starting after position 1 so
+that reads before it must be left out): reads and wrong reads exactly
 (up to the reads where the reference's two best logits are within 1e-4, which float32 may order
 otherwise), the mean error rate over runs and its bootstrap interval. Some bin must have wrong
 reads and some right ones, so that a script counting all or none fails. Bad --bins are refused
@@ -55,16 +56,17 @@ tasks:
 models:
   - name: alibi
 """
-# task: (vocabulary in the task's order, then <s>; --set of the script; length; bins)
+# task: (vocabulary in the task's order, then <s>; --set of the script; length; gap bins; position bands)
 CASES = {
-    "ffl": (["w", "r", "i", "0", "1", "<s>"], ["--set", "p_i=0.9"], 20, [1, 3, 6, 12]),
-    "flipflop": (["r", "w1", "w2", "q0", "q1", "q2", "<s>"], ["--set", "p_write=0.2"], 24, [1, 2, 5, 10]),
+    "ffl": (["w", "r", "i", "0", "1", "<s>"], ["--set", "p_i=0.9"], 20, [1, 3, 6, 12], [2, 11]),
+    "flipflop": (["r", "w1", "w2", "q0", "q1", "q2", "<s>"], ["--set", "p_write=0.2"], 24, [1, 2, 5, 10], [1, 13]),
 }
 EXAMPLES, MARGIN = 300, 1e-4
 
 
 def brute_gaps(task, tokens):
-    """{position of a scored read: its gap}, found by scanning back from each read."""
+    """{token index of a read: (its gap, its pair or input number)}, found by scanning back from
+    each read."""
     gaps = {}
     if task == "ffl":
         for t in range(1, len(tokens), 2):  # instructions sit at odd positions after <s>
@@ -74,7 +76,7 @@ def brute_gaps(task, tokens):
             while back >= 1 and tokens[back] != "w":
                 back -= 2
             if back >= 1:
-                gaps[t] = (t - back) // 2
+                gaps[t] = ((t - back) // 2, (t + 1) // 2)
     else:
         for t in range(1, len(tokens)):
             if tokens[t].startswith("w"):
@@ -82,12 +84,12 @@ def brute_gaps(task, tokens):
             back = t - 1
             while back >= 1 and not tokens[back].startswith("w"):
                 back -= 1
-            gaps[t] = t - back  # back = 0 (the start token) when no write precedes
+            gaps[t] = (t - back, t)  # back = 0 (the start token) when no write precedes
     return gaps
 
 
-def expected(srbench, task, run_files, sets, length, data_seed, bins):
-    names, _, _, _ = CASES[task]
+def expected(srbench, task, run_files, sets, length, data_seed, bins, bands):
+    names = CASES[task][0]
     ids = {s: i for i, s in enumerate(names)}
     out = run([srbench, "sample", task, "-n", str(length), "--count", str(EXAMPLES), "--stream", "eval", "--seed",
                str(data_seed), "--format", "jsonl", "--set", "start_token=true"] + sets)
@@ -102,15 +104,16 @@ def expected(srbench, task, run_files, sets, length, data_seed, bins):
         top2 = logits.topk(2, dim=-1).values
         close = (top2[..., 0] - top2[..., 1]) < MARGIN
         pred = logits.argmax(-1)
-        reads, wrong, unsure = (np.zeros(len(bins), int) for _ in range(3))
+        reads, wrong, unsure = (np.zeros((len(bands), len(bins)), int) for _ in range(3))
         for i, e in enumerate(examples):
-            for t, gap in brute_gaps(task, e["tokens"]).items():
-                if gap < bins[0]:
+            for t, (gap, pos) in brute_gaps(task, e["tokens"]).items():
+                if gap < bins[0] or pos < bands[0]:
                     continue
-                b = max(k for k in range(len(bins)) if bins[k] <= gap)
-                reads[b] += 1
-                wrong[b] += int(pred[i, t] != targets[i, t])
-                unsure[b] += int(close[i, t])
+                b = max(m for m in range(len(bins)) if bins[m] <= gap)
+                k = max(m for m in range(len(bands)) if bands[m] <= pos)
+                reads[k, b] += 1
+                wrong[k, b] += int(pred[i, t] != targets[i, t])
+                unsure[k, b] += int(close[i, t])
         per_run.append((reads, wrong, unsure))
     return per_run
 
@@ -131,31 +134,35 @@ def main():
             with h5py.File(path, "r") as f:
                 task = f["runs"][list(f["runs"])[0]].attrs["task"]
             files.setdefault(task.decode() if isinstance(task, bytes) else str(task), []).append(path)
-        for task, (_, sets, length, bins) in CASES.items():
+        for task, (_, sets, length, bins, bands) in CASES.items():
             paths = files[task]
             out = run(["/usr/bin/python3", a.script] + paths + ["--length", str(length), "--examples", str(EXAMPLES),
-                       "--bins", ",".join(map(str, bins)), "--srbench", a.srbench, "--format", "csv"] + sets)
+                       "--bins", ",".join(map(str, bins)), "--positions", ",".join(map(str, bands)),
+                       "--srbench", a.srbench, "--format", "csv"] + sets)
             got = pd.read_csv(io.StringIO(out))
-            want = expected(a.srbench, task, paths, sets, length, 4, bins)
+            want = expected(a.srbench, task, paths, sets, length, 4, bins, bands)
             print(f"{task}: {len(paths)} runs\n{got.to_string(index=False)}")
-            if not check(len(got) == len(bins), f"{task}: {len(got)} rows, want one per bin ({len(bins)})"):
+            cells = [(k, b) for k in range(len(bands)) for b in range(len(bins))]
+            if not check(len(got) == len(cells), f"{task}: {len(got)} rows, want one per band and bin ({len(cells)})"):
                 continue
             any_wrong = any_right = False
-            for b, row in got.iterrows():
-                reads = sum(int(r[0][b]) for r in want)
-                wrong = sum(int(r[1][b]) for r in want)
-                unsure = sum(int(r[2][b]) for r in want)
+            for (k, b), (_, row) in zip(cells, got.iterrows()):
+                reads = sum(int(r[0][k, b]) for r in want)
+                wrong = sum(int(r[1][k, b]) for r in want)
+                unsure = sum(int(r[2][k, b]) for r in want)
                 any_wrong |= wrong > unsure
                 any_right |= reads - wrong > unsure
-                check(row["gap_lo"] == bins[b] and int(row["reads"]) == reads and abs(int(row["wrong"]) - wrong) <= unsure,
-                      f"{task} bin {bins[b]}: reads {row['reads']} wrong {row['wrong']}, want {reads} and {wrong} (± {unsure})")
+                where = f"{task} positions {bands[k]}+ gap {bins[b]}+"
+                check(row["pos_lo"] == bands[k] and row["gap_lo"] == bins[b] and int(row["reads"]) == reads
+                      and abs(int(row["wrong"]) - wrong) <= unsure,
+                      f"{where}: reads {row['reads']} wrong {row['wrong']}, want {reads} and {wrong} (± {unsure})")
                 if unsure:
                     continue
-                rates = [r[1][b] / r[0][b] for r in want if r[0][b] > 0]
+                rates = [r[1][k, b] / r[0][k, b] for r in want if r[0][k, b] > 0]
                 lo, hi = bootstrap(rates)
                 check(int(row["runs"]) == len(rates) and np.allclose([row["error_rate"], row["ci_lo"], row["ci_hi"]],
-                                                                     [np.mean(rates), lo, hi], equal_nan=True),
-                      f"{task} bin {bins[b]}: rate {row['error_rate']} [{row['ci_lo']}, {row['ci_hi']}] "
+                                                                     [np.mean(rates) if rates else np.nan, lo, hi], equal_nan=True),
+                      f"{where}: rate {row['error_rate']} [{row['ci_lo']}, {row['ci_hi']}] "
                       f"over {row['runs']} runs, want {np.mean(rates)} [{lo}, {hi}] over {len(rates)}")
             check(any_wrong and any_right, f"{task}: the model's reads are all right or all wrong; the check needs both")
         p = subprocess.run(["/usr/bin/python3", a.script] + files["ffl"] + ["--length", "20", "--bins", "4,2",
