@@ -22,7 +22,8 @@ over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left o
 with a read there.
 
   /usr/bin/python3 scripts/read_gaps.py results/ffl-256/runs/*.h5 --length 128 --set p_i=0.98 \\
-      --bins 1,8,16,32,48,64,96 [--positions 1,64] [--examples 45000] [--srbench build/harness/srbench] [--format csv]
+      --bins 1,8,16,32,48,64,96 [--positions 1,64] [--examples 45000] [--threads 2] \\
+      [--srbench build/harness/srbench] [--format csv]
 """
 import argparse
 import json
@@ -142,6 +143,7 @@ def main(argv=None):
     p.add_argument("--bins", default="1,2,4,8,16,32,64", help="ascending gap bin edges, the first >= 1")
     p.add_argument("--positions", default="1", help="ascending edges of bands of read positions (default: one band)")
     p.add_argument("--srbench", default="")
+    p.add_argument("--threads", type=int, default=1, help="srbench eval's OpenMP threads")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     edges, bands = edges_of(a.bins, "--bins"), edges_of(a.positions, "--positions")
@@ -169,7 +171,7 @@ def main(argv=None):
                 samples[key] = [json.loads(s) for s in out.splitlines()]
             fl = os.path.join(tmp, "failures.jsonl")
             call([exe, "eval", "--checkpoint", path, "--task", task, "--lengths", str(a.length), "--examples",
-                  str(a.examples), "--data-seed", str(data_seed), "--failures", fl] + sets)
+                  str(a.examples), "--data-seed", str(data_seed), "--threads", str(a.threads), "--failures", fl] + sets)
             failures = {}
             for s in open(fl):
                 e = json.loads(s)
