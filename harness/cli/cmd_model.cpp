@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "harness/cli/cli.hpp"
 #include "harness/results/results.hpp"
@@ -90,14 +92,16 @@ int cmd_forward(const Args& args) {
       "(integer [B]: each row's own length and input-tape length, in [1, T]; default T); OUT.h5 receives\n"
       "`logits` [B,T,V] float32,\n"
       "`loss` (scalar float32, mean cross-entropy over the scored positions) and `grads/<param name>`\n"
-      "(the gradient of that loss, same names and shapes as the parameters)\n\noptions");
+      "(the gradient of that loss, same names and shapes as the parameters); with --attention also\n"
+      "`attention/<layer>` [B,H,T,T] float32, the attention weights of head h, query i, key j\n\noptions");
   std::string checkpoint, batch_path, out;
   opts.add_options()
       ("help,h", "show this help")
       ("checkpoint", po::value(&checkpoint),
        "checkpoint file (model.md layout), or a run file saved with save_checkpoint (required)")
       ("batch", po::value(&batch_path), "batch file with `tokens` and `targets` (required)")
-      ("out", po::value(&out), "result file to write (required)");
+      ("out", po::value(&out), "result file to write (required)")
+      ("attention", "also write each layer's attention weights (a model with attention)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm)) return 0;
   require(vm, "checkpoint", "forward");
@@ -107,6 +111,14 @@ int cmd_forward(const Args& args) {
 
   model::Model m = load_model_file(checkpoint);
   const model::TokenBatch batch = model::read_token_batch(batch_path, m.config());
+  std::vector<std::vector<float>> attention;  // per layer [B,H,T,T], from a forward pass of its own
+  if (vm.count("attention")) {
+    if (!m.has_attention())
+      throw UsageError(std::string("--attention: the model (arch ") + model::to_string(m.config().arch) + ") has no attention");
+    m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, batch.rows());
+    const size_t n = static_cast<size_t>(batch.B) * m.config().heads * batch.T * batch.T;
+    for (int l = 0; l < m.config().layers; ++l) attention.emplace_back(m.attention(l), m.attention(l) + n);
+  }
   m.zero_grads();
   const float loss = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
   const int64_t B = batch.B, T = batch.T, V = m.config().vocab;
@@ -115,6 +127,11 @@ int cmd_forward(const Args& args) {
     model::h5::write_array(file, "loss", &loss, {});
     model::h5::Id grads = model::h5::create_group(file, "grads");
     for (const auto& p : m.layout().tensors()) model::h5::write_array(grads, p.name, m.grads() + p.offset, p.shape);
+    if (!attention.empty()) {
+      model::h5::Id group = model::h5::create_group(file, "attention");
+      for (size_t l = 0; l < attention.size(); ++l)
+        model::h5::write_array(group, std::to_string(l), attention[l].data(), {B, m.config().heads, T, T});
+    }
   });
   std::cout << "loss " << loss << " over " << m.scored() << " scored positions (B " << B << ", T " << T
             << "); wrote " << out << "\n";

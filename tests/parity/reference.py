@@ -164,9 +164,10 @@ def relative_scores(q, k, params, pre, d, H):
     return (q + u) @ k.transpose(-1, -2) + torch.einsum("bhid,ijhd->bhij", q + v, pos)
 
 
-def forward(cfg, params, tokens, targets, lengths=None):
+def forward(cfg, params, tokens, targets, lengths=None, alphas=None):
     """tokens, targets: int64 [B,T] (target −1 = not scored); lengths: int64 [B], each example's
-    length (used under `causal: false`; None: T). Returns (logits [B,T,V], loss)."""
+    length (used under `causal: false`; None: T). Returns (logits [B,T,V], loss). A list given as
+    `alphas` receives each layer's attention weights α [B,H,T,T]."""
     B, T = tokens.shape
     d, H, L = cfg["d_model"], cfg["heads"], cfg["layers"]
     dh = d // H
@@ -225,6 +226,8 @@ def forward(cfg, params, tokens, targets, lengths=None):
                 alpha = phi / (phi.abs().sum(-1, keepdim=True) + 1e-6)
             else:
                 raise ValueError(f"attention {attention} is not in this reference")
+        if alphas is not None:
+            alphas.append(alpha.detach())
         y = (alpha @ v).transpose(1, 2).reshape(B, T, d)
         h = h + _linear(y, params, pre + ".attn.o")
         u = _norm(h, params, pre + ".ln2", norm)

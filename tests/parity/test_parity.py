@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """srbench's model against reference.py, the independent float64 PyTorch implementation of
-model.md: logits, loss and every gradient of `srbench forward`, then five AdamW steps of
+model.md: logits, attention weights (`forward --attention`), loss and every gradient of
+`srbench forward`, then five AdamW steps of
 parity_train against torch.optim.AdamW, for every position scheme × norm (and relu once).
 
     /usr/bin/python3 test_parity.py --srbench build/harness/srbench --parity-train build/tests/parity_train
 
-Measure (model.md): max|ours − ref| / max|ref| per tensor. Limits: logits 1e-4, loss 1e-5, every
+Measure (model.md): max|ours − ref| / max|ref| per tensor. Limits: logits and attention weights
+(at real queries and keys) 1e-4, loss 1e-5, every
 gradient 1e-3 (for a gradient zero in theory — attn.k.bias under softmax without rope, a key bias
 shifts every score of a row equally — the denominator is 1e-6 × the largest gradient entry G of
 the model: srbench keeps that gradient exactly 0), parameters after the AdamW steps 1e-4.
@@ -254,9 +256,24 @@ def check_percentile(label, ours, ref, floor, tol, max_tol, column):
 
 
 def check_forward(args, ck, batch, tokens, targets, lengths, out, spline_case=False):
-    run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out])
+    run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out, "--attention"])
     cfg, _, params = reference.load_checkpoint(ck)
     logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets, lengths)
+    alphas = []
+    with torch.no_grad():
+        reference.forward(cfg, params, tokens, targets, lengths, alphas=alphas)
+    with h5py.File(out, "r") as f:
+        ours_alphas = [f["attention"][str(l)][...] for l in range(len(alphas))]
+        layers = len(f["attention"])
+    if layers != len(alphas):
+        failures.append(f"{current[0]}: attention layers")
+        print(f"    FAIL attention: {layers} layers written, {len(alphas)} in the model")
+    for l, (ours, ref) in enumerate(zip(ours_alphas, alphas)):
+        if lengths is not None:  # queries and keys at real positions only
+            real = torch.arange(tokens.shape[1])[None, :] < lengths[:, None]  # [B,T]
+            both = (real[:, None, :, None] & real[:, None, None, :]).expand(ref.shape)
+            ours, ref = ours[both.numpy()], ref[both]
+        check(f"attention {l}", rel(ours, ref), LOGITS_TOL, column="logits")
     gmax = max(float(g.abs().max()) for g in grads.values())
     with h5py.File(out, "r") as f:
         ours_logits = f["logits"][...]

@@ -12,7 +12,8 @@ unscored position inside a row; stack_rnn with 2·stack_size < T; tape_rnn with 
 input_lengths, some beyond tape_size and one a multiple of it, T > tape_size, and once without
 input_lengths (L = T). One more case reads a trained lstm run's file saved with save_checkpoint
 (`forward --checkpoint RUN.h5`) with the same checks, and a run file without a checkpoint must be
-refused (exit 2, naming it). Init: recurrent.md's distributions (PyTorch's U(−1/√d, 1/√d) for rnn, lstm,
+refused (exit 2, naming it), as must `--attention` for the lstm, which has none. Init:
+recurrent.md's distributions (PyTorch's U(−1/√d, 1/√d) for rnn, lstm,
 gru; Haiku's truncated normal for stack_rnn, tape_rnn; tok_emb and head N(0, 0.02)).
 
 Measure (model.md): max|ours − ref| / max|ref| per tensor. Limits: logits 1e-4, loss 1e-5
@@ -239,10 +240,18 @@ def check_run_file(args, tmp, rng):
     bare = swept_run_file(args, os.path.join(tmp, "bare"), "false")
     p = subprocess.run([args.srbench, "forward", "--checkpoint", bare, "--batch", batch, "--out", out + "2"],
                        capture_output=True, text=True)
-    ok = p.returncode == 2 and "has no checkpoint" in p.stderr
-    print(f"    {'ok  ' if ok else 'FAIL'} a run file without a checkpoint: exit {p.returncode}, {p.stderr.strip()}")
+    refused(p, "has no checkpoint", "a run file without a checkpoint")
+    p = subprocess.run([args.srbench, "forward", "--checkpoint", run_file, "--batch", batch, "--out", out + "3",
+                        "--attention"], capture_output=True, text=True)
+    refused(p, "--attention", "--attention on an lstm (no attention)")
+
+
+def refused(p, needle, what):
+    """`what` must have exited 2 with `needle` in its message."""
+    ok = p.returncode == 2 and needle in p.stderr
+    print(f"    {'ok  ' if ok else 'FAIL'} {what}: exit {p.returncode}, {p.stderr.strip()}")
     if not ok:
-        failures.append(f"{current[0]}: a run file without a checkpoint is refused")
+        failures.append(f"{current[0]}: {what} is refused")
 
 
 def main():
