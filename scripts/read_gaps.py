@@ -30,13 +30,11 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 
 import numpy as np
-import yaml
 
-from suite_runs import bootstrap, fail, text
+from suite_runs import bootstrap, checkpoint_run, fail, parse_sets
 
 TASKS = ("ffl", "flipflop")
 
@@ -54,24 +52,6 @@ def call(cmd):
     if p.returncode != 0:
         fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
     return p.stdout
-
-
-def read_run(path):
-    """(task, params, data_seed, entry, model) of the one run a run file holds."""
-    import h5py
-
-    if not os.path.exists(path):
-        fail(f"{path}: no such file")
-    with h5py.File(path, "r") as f:
-        runs = list(f["runs"]) if "runs" in f else []
-        if len(runs) != 1:
-            fail(f"{path}: holds {len(runs)} runs; give the run files of a suite (results/<suite>/runs/*.h5)")
-        g = f["runs"][runs[0]]
-        if "checkpoint" not in g:
-            fail(f"{path}: run {runs[0]} has no checkpoint (train it with `save_checkpoint: true`)")
-        cfg = yaml.safe_load(text(g.attrs["config"]))
-        return (cfg["task"], {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (cfg.get("params") or {}).items()},
-                int((cfg.get("train") or {}).get("data_seed", 0)), text(g.attrs["entry"]), text(g.attrs["model"]))
 
 
 def reads_of(task, tokens):
@@ -149,17 +129,15 @@ def main(argv=None):
     edges, bands = edges_of(a.bins, "--bins"), edges_of(a.positions, "--positions")
     if a.examples < 1:
         fail(f"--examples must be at least 1, got {a.examples}")
-    overrides = {}
-    for s in a.set:
-        if "=" not in s:
-            fail(f"--set: expected KEY=VALUE, got '{s}'")
-        k, v = s.split("=", 1)
-        overrides[k] = v
+    overrides = parse_sets(a.set)
     exe = srbench_path(a.srbench)
     samples, groups, order = {}, {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for path in a.files:
-            task, params, data_seed, entry, model = read_run(path)
+            r = checkpoint_run(path)
+            task, data_seed, entry, model = r["task"], r["data_seed"], r["entry"], r["model"]
+            params = {k: str(v).lower() if isinstance(v, bool) else ",".join(map(str, v)) if isinstance(v, list)
+                      else str(v) for k, v in r["params"].items()}
             if task not in TASKS:
                 fail(f"{path}: task {task}; this script knows {', '.join(TASKS)}")
             params.update(overrides)
@@ -184,7 +162,7 @@ def main(argv=None):
     if a.format == "csv":
         print("entry,model,pos_lo,pos_hi,gap_lo,gap_hi,runs,reads,wrong,error_rate,ci_lo,ci_hi")
     else:
-        print(f"| entry | model | positions | gap | reads | error rate, mean over runs [95% interval] | runs |")
+        print("| entry | model | positions | gap | reads | error rate, mean over runs [95% interval] | runs |")
         print("|---|---|---|---|---|---|---|")
     for entry, model in order:
         runs = groups[(entry, model)]

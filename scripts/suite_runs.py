@@ -1,6 +1,7 @@
 """What the table scripts of docs/results.md share (attention_pattern.py, position_horizon.py,
-results_table.py): opening a suite file, its runs in the suite's order, the bootstrap interval,
-and the error exit. Imported by them from this folder.
+results_table.py, read_gaps.py, attention_reads.py): opening a suite file, its runs in the suite's
+order, a run file saved with its checkpoint, `--set` overrides, the bootstrap interval, and the
+error exit. Imported by them from this folder.
 """
 import math
 import os
@@ -61,3 +62,33 @@ def iter_runs(f, tasks=(), models=()):
         if models and model not in models:
             continue
         yield g, (entry, model, grid)
+
+
+def checkpoint_run(path):
+    """The one run of a run file saved with `save_checkpoint: true` (results/<suite>/runs/<id>.h5):
+    {task, params (the resolved config's, as given there), data_seed, entry, model, seed}; a file
+    with another number of runs or without a checkpoint fails clearly."""
+    import yaml
+
+    with open_suite(path) as f:
+        runs = list(f["runs"]) if "runs" in f else []
+        if len(runs) != 1:
+            fail(f"{path}: holds {len(runs)} runs; give the run files of a suite (results/<suite>/runs/*.h5)")
+        g = f["runs"][runs[0]]
+        if "checkpoint" not in g:
+            fail(f"{path}: run {runs[0]} has no checkpoint (train it with `save_checkpoint: true`)")
+        cfg = yaml.safe_load(text(g.attrs["config"]))
+        return dict(task=cfg["task"], params=dict(cfg.get("params") or {}),
+                    data_seed=int((cfg.get("train") or {}).get("data_seed", 0)), entry=text(g.attrs["entry"]),
+                    model=text(g.attrs["model"]), seed=int(g.attrs["seed"]))
+
+
+def parse_sets(items):
+    """{key: value} of `--set KEY=VALUE` options."""
+    out = {}
+    for s in items:
+        if "=" not in s:
+            fail(f"--set: expected KEY=VALUE, got '{s}'")
+        k, v = s.split("=", 1)
+        out[k] = v
+    return out

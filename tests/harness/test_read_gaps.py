@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import reference  # noqa: E402
 from checks import check, finish  # noqa: E402
-from parity_report import run  # noqa: E402
+from parity_report import run, sweep_run_files  # noqa: E402
 from suite_runs import bootstrap  # noqa: E402
 
 SUITE = """name: gaps
@@ -124,13 +124,8 @@ def main():
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "gaps.yaml"), "w") as f:
-            f.write(SUITE)
-        run([a.srbench, "sweep", os.path.join(tmp, "gaps.yaml"), "--jobs", "2", "--out", os.path.join(tmp, "gaps.h5")])
-        folder = os.path.join(tmp, "gaps", "runs")
         files = {}
-        for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
+        for path in sweep_run_files(a.srbench, SUITE, tmp):
             with h5py.File(path, "r") as f:
                 task = f["runs"][list(f["runs"])[0]].attrs["task"]
             files.setdefault(task.decode() if isinstance(task, bytes) else str(task), []).append(path)

@@ -1,7 +1,10 @@
 """What the parity tests (test_parity.py, test_recurrent_parity.py) share: model.md's tolerances
 and the AdamW schedule they train with, and the tolerance report — each check printed as it is
-made and failures gathered, the worst measure per case and column, and the exit code."""
+made and failures gathered, the worst measure per case and column, and the exit code; also
+`run` and `sweep_run_files`, which the tests of the checkpoint scripts (tests/harness) use."""
+import glob
 import math
+import os
 import subprocess
 
 # model.md: max|ours − ref| / max|ref| per tensor
@@ -22,6 +25,17 @@ def run(cmd):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
     return p.stdout
+
+
+def sweep_run_files(srbench, suite_text, folder):
+    """Sweeps the suite `suite_text` into `folder` (made if missing) and returns its run files,
+    sorted."""
+    os.makedirs(folder, exist_ok=True)
+    suite = os.path.join(folder, "suite.yaml")
+    with open(suite, "w") as f:
+        f.write(suite_text)
+    run([srbench, "sweep", suite, "--jobs", "2", "--out", os.path.join(folder, "suite.h5")])
+    return sorted(glob.glob(os.path.join(folder, "*", "runs", "*.h5")))
 
 
 def check(label, err, tol, note="", column=None):

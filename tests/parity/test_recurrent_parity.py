@@ -23,7 +23,6 @@ Prints the worst difference of every tensor and a table of the worst per case; e
 failure. Needs torch, h5py, numpy, yaml (Debian's /usr/bin/python3): it fails, never skips.
 """
 import argparse
-import glob
 import math
 import os
 import subprocess
@@ -39,7 +38,7 @@ import recurrent_reference as ref  # noqa: E402
 from reference import load_checkpoint, relative_error, save_params  # noqa: E402
 # the tolerances, the check table and the AdamW schedule of the transformer's parity test
 from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,  # noqa: E402
-                           check, current, failures, lr_factor, report, run)
+                           check, current, failures, lr_factor, report, run, sweep_run_files)
 
 V, D, L, B, T = 11, 16, 2, 5, 13
 # (label, --set settings, input_lengths or None)
@@ -220,12 +219,7 @@ tasks:
 
 def swept_run_file(args, folder, save):
     """The one run file of a short lstm flip-flop suite swept into `folder`."""
-    os.makedirs(folder)
-    suite = os.path.join(folder, "s.yaml")
-    with open(suite, "w") as f:
-        f.write(RUN_SUITE.format(d=D, save=save))
-    run([args.srbench, "sweep", suite, "--out", os.path.join(folder, "rf.h5")])
-    (run_file,) = glob.glob(os.path.join(folder, "rf", "runs", "*.h5"))
+    (run_file,) = sweep_run_files(args.srbench, RUN_SUITE.format(d=D, save=save), folder)
     return run_file
 
 

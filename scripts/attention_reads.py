@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""What each attention head of a trained model reads: its weight on the first token, on the query
+itself, on the token before, on each input symbol, and on the latest key of a given set of symbols.
+
+`attn_entropy` (docs/harness.md) says how spread a head is, not where it looks. For each run file
+given (saved with `train.save_checkpoint: true`, one run each, e.g.
+results/<suite>/runs/*.h5), this script draws examples 0..N−1 of the `eval` stream under the
+run's data_seed at `--length` with the run's task parameters (and `--set` overrides), through
+srbench's Python module, takes every layer's attention weights α from `srbench forward
+--attention`, and prints per (run, layer, head), as means over the examples' queries i ≥ 1 (the
+first token's own row is left out; every key j ≤ i of a causal model):
+- `entropy`: H(α_i) / log(i + 1), 1 = uniform over the i + 1 keys, 0 = one key;
+- `max`: the largest weight of the row;
+- `first`: α on key 0 (the start token `<s>` when the task has one);
+- `self`, `prev`: α on key i and on key i − 1;
+- `on:<symbol>` for each input symbol: α on the keys holding it, beside `share:<symbol>`, the
+  fraction of the keys 0..i holding it (what a uniform head would put there);
+- with `--latest w1,w2`: α on the latest key j ≤ i holding one of those symbols (queries with
+  none such left out), e.g. the last write of flip-flop.
+Runs are listed in the order given; heads are not comparable across runs (their order is arbitrary).
+
+  PYTHONPATH=build/python /usr/bin/python3 scripts/attention_reads.py results/counters-32/runs/*.h5 \\
+      --length 32 [--examples 256] [--latest w1,w2] [--srbench build/harness/srbench] [--format csv]
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from suite_runs import checkpoint_run, fail, parse_sets
+
+
+def srbench_module():
+    try:
+        import srbench
+    except ImportError:
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "build", "python"))
+        try:
+            import srbench
+        except ImportError:
+            fail("srbench's Python module was not found: build it and set PYTHONPATH=build/python")
+    return srbench
+
+
+def head_reads(alpha, tokens, lengths, symbols, latest):
+    """alpha [B,H,T,T], tokens [B,T] ids, lengths [B]; symbols {name: id} of the input symbols;
+    latest: a set of ids or empty. Returns [H] dicts of the means described in the module text."""
+    B, H, T, _ = alpha.shape
+    sums, counts = [dict() for _ in range(H)], [dict() for _ in range(H)]
+
+    def add(h, key, value, n=1):
+        sums[h][key] = sums[h].get(key, 0.0) + value
+        counts[h][key] = counts[h].get(key, 0) + n
+
+    for b in range(B):
+        L = int(lengths[b])
+        last = -1
+        if latest and int(tokens[b, 0]) in latest:
+            last = 0
+        for i in range(1, L):
+            if latest and int(tokens[b, i]) in latest:
+                last = i
+            keys = tokens[b, : i + 1]
+            for h in range(H):
+                row = alpha[b, h, i, : i + 1].astype(np.float64)
+                p = row[row > 0]
+                add(h, "entropy", float(-(p * np.log(p)).sum() / math.log(i + 1)))
+                add(h, "max", float(row.max()))
+                add(h, "first", float(row[0]))
+                add(h, "self", float(row[i]))
+                add(h, "prev", float(row[i - 1]))
+                for name, sid in symbols.items():
+                    on = keys == sid
+                    add(h, f"on:{name}", float(row[on].sum()))
+                    add(h, f"share:{name}", float(on.mean()))
+                if latest and last >= 0:
+                    add(h, "latest", float(row[last]))
+    return [{k: sums[h][k] / counts[h][k] for k in sums[h]} for h in range(H)]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
+    p.add_argument("--length", type=int, required=True, help="the problem length n of the examples")
+    p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
+    p.add_argument("--examples", type=int, default=256)
+    p.add_argument("--latest", default="", help="comma-separated symbols: weight on the latest key holding one")
+    p.add_argument("--srbench", default="")
+    p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
+    a = p.parse_args(argv)
+    if a.examples < 1:
+        fail(f"--examples must be at least 1, got {a.examples}")
+    overrides = parse_sets(a.set)
+    exe = a.srbench or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "harness", "srbench")
+    module = srbench_module()
+    import h5py
+
+    rows, columns = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in a.files:
+            r = checkpoint_run(path)
+            task_name, params, data_seed = r["task"], {**r["params"], **overrides}, r["data_seed"]
+            try:
+                task = module.Task(task_name, data_seed, **params)
+            except ValueError as e:
+                fail(f"{path}: {e}")
+            vocab = list(task.vocab)
+            latest = set()
+            for name in filter(None, a.latest.split(",")):
+                if name not in vocab:
+                    fail(f"--latest: '{name}' is not a token of {task_name} ({', '.join(vocab)})")
+                latest.add(vocab.index(name))
+            batch = task.sample(a.length, a.examples, seed=data_seed, stream="eval")
+            tokens, targets = np.asarray(batch.tokens), np.asarray(batch.targets)
+            lengths = np.asarray(batch.lengths)
+            inputs = {vocab[t] for t in np.unique(tokens[tokens >= 0]) if vocab[t] != "<s>"}
+            symbols = {name: vocab.index(name) for name in vocab if name in inputs}
+            bfile, ofile = os.path.join(tmp, "batch.h5"), os.path.join(tmp, "out.h5")
+            with h5py.File(bfile, "w") as f:
+                f["tokens"], f["targets"], f["lengths"] = tokens.astype(np.int32), targets.astype(np.int32), lengths
+            proc = subprocess.run([exe, "forward", "--checkpoint", path, "--batch", bfile, "--out", ofile,
+                                   "--attention"], capture_output=True, text=True)
+            if proc.returncode != 0:
+                fail(f"srbench forward on {path} exited {proc.returncode}: {proc.stderr.strip()}")
+            with h5py.File(ofile, "r") as f:
+                alphas = [f["attention"][str(l)][...] for l in range(len(f["attention"]))]
+            for l, alpha in enumerate(alphas):
+                for h, reads in enumerate(head_reads(alpha, tokens, lengths, symbols, latest)):
+                    columns += [c for c in reads if c not in columns]
+                    rows.append(((r["entry"], r["model"], r["seed"], l, h), reads))
+    if a.format == "csv":
+        print("entry,model,seed,layer,head," + ",".join(columns))
+        for key, reads in rows:
+            print(",".join(map(str, key)) + "," + ",".join(f"{reads.get(c, math.nan):.6g}" for c in columns))
+    else:
+        print("| entry | model | seed | layer | head | " + " | ".join(columns) + " |")
+        print("|---|---|---|---|---|" + "---|" * len(columns))
+        for key, reads in rows:
+            print("| " + " | ".join(map(str, key)) + " | " + " | ".join(f"{reads.get(c, math.nan):.3f}" for c in columns)
+                  + " |")
+
+
+if __name__ == "__main__":
+    main()
