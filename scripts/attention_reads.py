@@ -17,10 +17,12 @@ first token's own row is left out; every key j ≤ i of a causal model):
   fraction of the keys 0..i holding it (what a uniform head would put there);
 - with `--latest w1,w2`: α on the latest key j ≤ i holding one of those symbols (queries with
   none such left out), e.g. the last write of flip-flop.
-Runs are listed in the order given; heads are not comparable across runs (their order is arbitrary).
+Runs are listed in the order given (with `--fitted`, those that fitted only); heads are not
+comparable across runs (their order is arbitrary).
 
   PYTHONPATH=build/python /usr/bin/python3 scripts/attention_reads.py results/counters-32/runs/*.h5 \\
-      --length 32 [--examples 256] [--latest w1,w2] [--srbench build/harness/srbench] [--format csv]
+      --length 32 [--examples 256] [--latest w1,w2] [--fitted] [--srbench build/harness/srbench] \\
+      [--format csv]
 """
 import argparse
 import math
@@ -90,6 +92,7 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
     p.add_argument("--examples", type=int, default=256)
     p.add_argument("--latest", default="", help="comma-separated symbols: weight on the latest key holding one")
+    p.add_argument("--fitted", action="store_true", help="only the runs that fitted (id_acc reached the target)")
     p.add_argument("--srbench", default="")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
@@ -104,6 +107,8 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for path in a.files:
             r = checkpoint_run(path)
+            if a.fitted and not r["fitted"]:
+                continue
             task_name, params, data_seed = r["task"], {**r["params"], **overrides}, r["data_seed"]
             try:
                 task = module.Task(task_name, data_seed, **params)
@@ -133,6 +138,8 @@ def main(argv=None):
                 for h, reads in enumerate(head_reads(alpha, tokens, lengths, symbols, latest)):
                     columns += [c for c in reads if c not in columns]
                     rows.append(((r["entry"], r["model"], r["seed"], l, h), reads))
+    if not rows:
+        fail("no run among the files fitted (--fitted)")
     if a.format == "csv":
         print("entry,model,seed,layer,head," + ",".join(columns))
         for key, reads in rows:

@@ -66,7 +66,7 @@ def iter_runs(f, tasks=(), models=()):
 
 def checkpoint_run(path):
     """The one run of a run file saved with `save_checkpoint: true` (results/<suite>/runs/<id>.h5):
-    {task, params (the resolved config's, as given there), data_seed, entry, model, seed}; a file
+    {task, params (the resolved config's, as given there), data_seed, entry, model, seed, fitted}; a file
     with another number of runs or without a checkpoint fails clearly."""
     import yaml
 
@@ -80,7 +80,7 @@ def checkpoint_run(path):
         cfg = yaml.safe_load(text(g.attrs["config"]))
         return dict(task=cfg["task"], params=dict(cfg.get("params") or {}),
                     data_seed=int((cfg.get("train") or {}).get("data_seed", 0)), entry=text(g.attrs["entry"]),
-                    model=text(g.attrs["model"]), seed=int(g.attrs["seed"]))
+                    model=text(g.attrs["model"]), seed=int(g.attrs["seed"]), fitted=int(g.attrs.get("fitted", -1)) == 1)
 
 
 def parse_sets(items):

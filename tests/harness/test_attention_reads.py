@@ -12,7 +12,8 @@ task's order), computes every layer's α with the float64 PyTorch reference of m
 whole-tensor operations over the queries 1..T−1: entropy, max, first, self, prev, on/share of each
 input symbol and the weight on the latest write. Limit 1e-4 (float32 α against float64). The
 heads must differ from one another in `first` and `entropy` by more than that, so that a script
-that mixed heads up would fail. A --latest symbol the task lacks is refused with exit 2.
+that mixed heads up would fail. A --latest symbol the task lacks is refused with exit 2, and so is
+--fitted when no run fitted (none does in 60 steps).
 Needs torch, h5py, numpy, yaml, pandas; fails, never skips.
 """
 import argparse
@@ -128,6 +129,10 @@ def main():
                             "--srbench", a.srbench], capture_output=True, text=True)
         print(f"--latest w9: exit {p.returncode}, {p.stderr.strip()}")
         check(p.returncode == 2 and "w9" in p.stderr, "--latest with a symbol the task lacks: exit 2 naming it")
+        p = subprocess.run(["/usr/bin/python3", a.script] + files + ["--length", str(N), "--fitted", "--srbench",
+                            a.srbench], capture_output=True, text=True)
+        print(f"--fitted, no run fitted (60 steps): exit {p.returncode}, {p.stderr.strip()}")
+        check(p.returncode == 2 and "fitted" in p.stderr, "--fitted with no fitted run: exit 2 saying so")
     return finish("every head's reads as recomputed")
 
 
