@@ -10,7 +10,8 @@ draws the same examples with `srbench sample --stream eval` (the vocabulary writ
 task's order), computes every layer's α with the float64 PyTorch reference of model.md
 (tests/parity/reference.py), and recomputes each column of each (run, layer, head) row with
 whole-tensor operations over the queries 1..T−1: entropy, max, first, self, prev, on/share of each
-input symbol and the weight on the latest write. Limit 1e-4 (float32 α against float64). The
+input symbol and the weight on the latest write; then `--sparsest`'s mean and bootstrap interval
+over runs of each run's least-entropy head per layer. Limit 1e-4 (float32 α against float64). The
 heads must differ from one another in `first` and `entropy` by more than that, so that a script
 that mixed heads up would fail. A --latest symbol the task lacks is refused with exit 2, and so is
 --fitted when no run fitted (none does in 60 steps).
@@ -25,15 +26,18 @@ import sys
 import tempfile
 
 import h5py
+import numpy as np
 import pandas as pd
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "parity"))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import reference  # noqa: E402
 from checks import check, finish  # noqa: E402
 from parity_report import run, sweep_run_files  # noqa: E402
+from suite_runs import bootstrap  # noqa: E402
 
 SUITE = """name: reads
 seeds: [0, 1]
@@ -99,7 +103,7 @@ def main():
                      "--seed", "2", "--format", "jsonl", "--set", "start_token=true"]).splitlines()
         tokens = torch.tensor([[VOCAB.index(t) for t in json.loads(s)["tokens"]] for s in lines])
         targets = torch.full_like(tokens, -1)
-        worst, spread = 0.0, []
+        worst, spread, per_run = 0.0, [], {}
         for path in files:
             cfg, _, params = reference.load_checkpoint(path)
             with h5py.File(path, "r") as f:
@@ -108,7 +112,7 @@ def main():
             with torch.no_grad():
                 reference.forward(cfg, params, tokens, targets, alphas=alphas)
             for l, alpha in enumerate(alphas):
-                want = expected(alpha, tokens)
+                want = per_run[(seed, l)] = expected(alpha, tokens)
                 spread.append((float(want["first"].max() - want["first"].min()),
                                float(want["entropy"].max() - want["entropy"].min())))
                 for h in range(alpha.shape[1]):
@@ -125,6 +129,24 @@ def main():
         print(f"worst difference {worst:.2e} (limit {TOL}); heads' spread in first / entropy per layer: "
               + ", ".join(f"{f:.3f} / {e:.3f}" for f, e in spread))
         check(all(f > 10 * TOL and e > 10 * TOL for f, e in spread), "heads too alike to tell apart")
+        # --sparsest: per layer, each run's head of least entropy, then its mean and interval over runs
+        out = run(["/usr/bin/python3", a.script] + files + ["--length", str(N), "--examples", str(EXAMPLES),
+                   "--latest", "w1,w2", "--sparsest", "--srbench", a.srbench, "--format", "csv"])
+        summary = pd.read_csv(io.StringIO(out))
+        print(summary.to_string(index=False))
+        for l in sorted({l for _, l in per_run}):
+            chosen = [{c: float(v[int(w["entropy"].argmin())]) for c, v in w.items()}
+                      for (_, layer), w in per_run.items() if layer == l]
+            row = summary[summary["layer"] == l]
+            if not check(len(row) == 1 and int(row["runs"].iloc[0]) == len(chosen),
+                         f"--sparsest layer {l}: {len(row)} rows, want 1 over {len(chosen)} runs"):
+                continue
+            for c in chosen[0]:
+                values = [x[c] for x in chosen]
+                lo, hi = bootstrap(values)
+                got_c = [float(row[k].iloc[0]) for k in (c, f"{c}_lo", f"{c}_hi")]
+                check(np.allclose(got_c, [np.mean(values), lo, hi], atol=TOL, rtol=0),
+                      f"--sparsest layer {l} {c}: {got_c}, want {[np.mean(values), lo, hi]}")
         p = subprocess.run(["/usr/bin/python3", a.script, files[0], "--length", str(N), "--latest", "w9",
                             "--srbench", a.srbench], capture_output=True, text=True)
         print(f"--latest w9: exit {p.returncode}, {p.stderr.strip()}")
