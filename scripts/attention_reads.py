@@ -35,7 +35,7 @@ import tempfile
 
 import numpy as np
 
-from suite_runs import bootstrap, checkpoint_run, fail, parse_sets
+from suite_runs import bootstrap, checkpoint_run, fail, parse_sets, srbench_path
 
 
 def srbench_module():
@@ -134,7 +134,7 @@ def main(argv=None):
     if a.examples < 1:
         fail(f"--examples must be at least 1, got {a.examples}")
     overrides = parse_sets(a.set)
-    exe = a.srbench or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "harness", "srbench")
+    exe = srbench_path(a.srbench)
     module = srbench_module()
     import h5py
 

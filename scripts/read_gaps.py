@@ -34,17 +34,9 @@ import tempfile
 
 import numpy as np
 
-from suite_runs import bootstrap, checkpoint_run, fail, parse_sets
+from suite_runs import bootstrap, checkpoint_run, fail, parse_sets, srbench_path
 
 TASKS = ("ffl", "flipflop")
-
-
-def srbench_path(given):
-    if given:
-        return given
-    here = os.path.dirname(os.path.abspath(__file__))
-    built = os.path.join(here, "..", "build", "harness", "srbench")
-    return built if os.path.exists(built) else "srbench"
 
 
 def call(cmd):

@@ -64,6 +64,14 @@ def iter_runs(f, tasks=(), models=()):
         yield g, (entry, model, grid)
 
 
+def srbench_path(given=""):
+    """The srbench binary: `given`, else this checkout's build/harness/srbench, else srbench on PATH."""
+    if given:
+        return given
+    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "harness", "srbench")
+    return built if os.path.exists(built) else "srbench"
+
+
 def checkpoint_run(path):
     """The one run of a run file saved with `save_checkpoint: true` (results/<suite>/runs/<id>.h5):
     {task, params (the resolved config's, as given there), data_seed, entry, model, seed, fitted}; a file
