@@ -35,7 +35,7 @@ import tempfile
 
 import numpy as np
 
-from suite_runs import bootstrap, checkpoint_run, fail, parse_sets, srbench_path
+from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 
 def srbench_module():
@@ -120,21 +120,14 @@ def print_sparsest(rows, columns, fmt):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
-    p.add_argument("--length", type=int, required=True, help="the problem length n of the examples")
-    p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
-    p.add_argument("--examples", type=int, default=256)
+    add_checkpoint_options(p, examples=256)
     p.add_argument("--latest", default="", help="comma-separated symbols: weight on the latest key holding one")
     p.add_argument("--fitted", action="store_true", help="only the runs that fitted (id_acc reached the target)")
     p.add_argument("--sparsest", action="store_true",
                    help="per (entry, model, layer): means over runs of each run's sparsest head there, with intervals")
-    p.add_argument("--srbench", default="")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
-    if a.examples < 1:
-        fail(f"--examples must be at least 1, got {a.examples}")
-    overrides = parse_sets(a.set)
-    exe = srbench_path(a.srbench)
+    overrides, exe = checkpoint_options(a)
     module = srbench_module()
     import h5py
 

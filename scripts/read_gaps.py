@@ -34,7 +34,7 @@ import tempfile
 
 import numpy as np
 
-from suite_runs import bootstrap, checkpoint_run, fail, parse_sets, srbench_path
+from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 TASKS = ("ffl", "flipflop")
 
@@ -108,21 +108,14 @@ def label(edges, b):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
-    p.add_argument("--length", type=int, required=True, help="the evaluated length (srbench's n)")
-    p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
-    p.add_argument("--examples", type=int, default=4096)
+    add_checkpoint_options(p, examples=4096)
     p.add_argument("--bins", default="1,2,4,8,16,32,64", help="ascending gap bin edges, the first >= 1")
     p.add_argument("--positions", default="1", help="ascending edges of bands of read positions (default: one band)")
-    p.add_argument("--srbench", default="")
     p.add_argument("--threads", type=int, default=1, help="srbench eval's OpenMP threads")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     edges, bands = edges_of(a.bins, "--bins"), edges_of(a.positions, "--positions")
-    if a.examples < 1:
-        fail(f"--examples must be at least 1, got {a.examples}")
-    overrides = parse_sets(a.set)
-    exe = srbench_path(a.srbench)
+    overrides, exe = checkpoint_options(a)
     samples, groups, order = {}, {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for path in a.files:

@@ -91,6 +91,23 @@ def checkpoint_run(path):
                     model=text(g.attrs["model"]), seed=int(g.attrs["seed"]), fitted=int(g.attrs.get("fitted", -1)) == 1)
 
 
+def add_checkpoint_options(p, examples):
+    """The options of the scripts that run saved models (read_gaps.py, attention_reads.py): the run
+    files, --length, --set, --examples (default `examples`) and --srbench."""
+    p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
+    p.add_argument("--length", type=int, required=True, help="the problem length n of the examples")
+    p.add_argument("--set", action="append", default=[], help="task parameter KEY=VALUE over the run's own")
+    p.add_argument("--examples", type=int, default=examples)
+    p.add_argument("--srbench", default="")
+
+
+def checkpoint_options(a):
+    """(the --set overrides, the srbench binary) of parsed add_checkpoint_options; bad values fail."""
+    if a.examples < 1:
+        fail(f"--examples must be at least 1, got {a.examples}")
+    return parse_sets(a.set), srbench_path(a.srbench)
+
+
 def parse_sets(items):
     """{key: value} of `--set KEY=VALUE` options."""
     out = {}
