@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <tuple>
 
@@ -166,11 +167,13 @@ ModelField field(const std::string& key, Get get, Parse parse, Show show) {
           [=](const ModelConfig& a, const ModelConfig& b) { return get(a) == get(b); }};
 }
 
-// An integer key; validate() requires it to be >= least.
-ModelField size_field(const std::string& key, int ModelConfig::*m, int least = 1) {
+// An integer key; validate() requires least <= value <= most.
+ModelField size_field(const std::string& key, int ModelConfig::*m, int least = 1,
+                      int most = std::numeric_limits<int>::max()) {
   ModelField f = field(key, [m](auto& c) -> auto& { return c.*m; }, parse_int, [](int v) { return v; });
-  f.check = [key, m, least](const ModelConfig& c) {
+  f.check = [key, m, least, most](const ModelConfig& c) {
     if (c.*m < least) fail(key, "must be >= " + std::to_string(least) + ", got " + std::to_string(c.*m));
+    if (c.*m > most) fail(key, "must be <= " + std::to_string(most) + ", got " + std::to_string(c.*m));
   };
   return f;
 }
@@ -292,7 +295,9 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
                                    {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn});
     arch.omit = [](const ModelConfig& c) { return c.arch == Arch::Transformer; };  // transformer configs keep their text
     t.push_back(arch);
-    t.push_back(size_field("layers", &ModelConfig::layers));
+    // Every layer is a set of named tensors (ParamLayout), so a depth far beyond any trainable one
+    // would spend seconds only on listing them: refused, with the bound in the message.
+    t.push_back(size_field("layers", &ModelConfig::layers, 1, ModelConfig::kMaxLayers));
     t.push_back(size_field("d_model", &ModelConfig::d_model));
     t.push_back(size_field("heads", &ModelConfig::heads));
     t.push_back(size_field("mlp_ratio", &ModelConfig::mlp_ratio));

@@ -55,8 +55,10 @@ struct SplineConfig {
 };
 
 struct ModelConfig {
+  static constexpr int kMaxLayers = 1024;  // the deepest stack validate() accepts
+
   int vocab = 0;           // vocabulary size V; 0 = not set yet (comes from the task)
-  int layers = 2;
+  int layers = 2;          // 1 … kMaxLayers
   int d_model = 64;
   int heads = 4;           // d_model must be divisible by heads
   int mlp_ratio = 4;       // MLP hidden width = mlp_ratio * d_model

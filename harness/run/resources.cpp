@@ -7,7 +7,6 @@
 #include <sstream>
 #include <tuple>
 
-#include "model/architecture.hpp"
 #include "model/params.hpp"
 #include "model/recurrent_workspace.hpp"
 #include "model/transformer.hpp"
@@ -53,9 +52,9 @@ std::pair<uint64_t, uint64_t> recurrent_batch_bytes(const model::ModelConfig& m,
 
 MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   MemoryEstimate e;
-  // A recurrent arch (recurrent.md) has its own parameter layout and workspace.
-  const uint64_t P = run.model.recurrent() ? model::make_architecture<float>(run.model)->layout().total()
-                                           : model::ParamLayout(run.model).total();
+  // A recurrent arch (recurrent.md) has its own parameter layout (ParamLayout lists either) and
+  // workspace.
+  const uint64_t P = model::ParamLayout(run.model).total();
   e.parameters = 4 * P;
   e.optimiser = 12 * P;
   e.process = kProcessBytes;

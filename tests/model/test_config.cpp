@@ -82,6 +82,15 @@ TEST_CASE("config: validate names the offending key") {
   c.validate();
   c.layers = 0;
   CHECK_THROWS_WITH(c.validate(), Catch::Contains("model.layers"));
+  // The deepest stack accepted, for a transformer and a recurrent arch alike; one more is refused
+  // with the bound (a suite asking 65,536 layers failed fast instead of listing 786k tensors).
+  for (Arch arch : {Arch::Transformer, Arch::Lstm}) {
+    c.arch = arch;
+    c.layers = ModelConfig::kMaxLayers;
+    c.validate();
+    c.layers = ModelConfig::kMaxLayers + 1;
+    CHECK_THROWS_WITH(c.validate(), Catch::Contains("model.layers") && Catch::Contains("must be <= 1024, got 1025"));
+  }
 }
 
 TEST_CASE("params: layout names, shapes and decay as model.md lists them") {
