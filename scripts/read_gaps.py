@@ -21,9 +21,18 @@ the error rate (wrong / reads) as the mean over runs with its 95% percentile boo
 over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left out), and the runs
 with a read there.
 
+`--by-write` splits every row by what the read's write did to the state, and adds `stale`, the
+wrong reads whose prediction is the state before that write (the write before it: a read that
+returns an older write):
+- `change`: the write set another value than the state before it (ffl: the bit of the write
+  before; flipflop: the write before, or q0 when it is the first write);
+- `repeat`: it wrote the value the state already had;
+- `first`: ffl's first write (no state before it; stale is 0);
+- `none`: a flipflop read before any write (target q0).
+
   /usr/bin/python3 scripts/read_gaps.py results/ffl-256/runs/*.h5 --length 128 --set p_i=0.98 \\
       --bins 1,8,16,32,48,64,96 [--positions 1,64] [--examples 45000] [--threads 2] \\
-      [--srbench build/harness/srbench] [--format csv]
+      [--by-write] [--srbench build/harness/srbench] [--format csv]
 """
 import argparse
 import json
@@ -37,6 +46,7 @@ import numpy as np
 from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 TASKS = ("ffl", "flipflop")
+KINDS = ("change", "repeat", "first", "none")  # --by-write's split, in its rows' order
 
 
 def call(cmd):
@@ -47,42 +57,50 @@ def call(cmd):
 
 
 def reads_of(task, tokens):
-    """(token index, gap, position) of every read of an example: gap as in the module text; position
-    the read's pair (ffl) or input (flipflop) counted from 1."""
+    """(token index, gap, position, kind, before) of every read of an example: gap as in the module
+    text; position the read's pair (ffl) or input (flipflop) counted from 1; kind (KINDS) what its
+    write did to the state, and before the target a read returning the state before that write
+    would have (None for `first` and `none`)."""
     out = []
     first = 1 if tokens and tokens[0] == "<s>" else 0
     if task == "ffl":
-        last = None
+        last, state, before = None, None, None
         for j, t in enumerate(range(first, len(tokens) - 1, 2)):
             if tokens[t] == "w":
-                last = j
+                last, state, before = j, tokens[t + 1], state
             elif tokens[t] == "r" and last is not None:
-                out.append((t, j - last, j + 1))
+                kind = "first" if before is None else "repeat" if before == state else "change"
+                out.append((t, j - last, j + 1, kind, before))
     else:
-        last = first - 1  # before the first write: counted from the start
+        last, state, before = first - 1, None, None  # before the first write: counted from the start
         for t in range(first, len(tokens)):
             if tokens[t].startswith("w"):
-                last = t
+                last, state, before = t, "q" + tokens[t][1:], state or "q0"
             else:
-                out.append((t, t - last, t - first + 1))
+                kind = "none" if state is None else "repeat" if before == state else "change"
+                out.append((t, t - last, t - first + 1, kind, before))
     return out
 
 
-def count(task, examples, failures, edges, bands):
-    """reads and wrong reads [position band, gap bin]: gap bins [edges[i], edges[i+1]) and position
-    bands [bands[k], bands[k+1]), each last one open."""
-    reads, wrong = np.zeros((len(bands), len(edges)), int), np.zeros((len(bands), len(edges)), int)
+def count(task, examples, failures, edges, bands, by_write):
+    """reads, wrong reads and stale wrong reads [position band, gap bin, kind]: gap bins
+    [edges[i], edges[i+1]) and position bands [bands[k], bands[k+1]), each last one open; kinds
+    KINDS with by_write, else one."""
+    shape = (len(bands), len(edges), len(KINDS) if by_write else 1)
+    reads, wrong, stale = np.zeros(shape, int), np.zeros(shape, int), np.zeros(shape, int)
     for i, e in enumerate(examples):
         pred = failures.get(i)
-        for t, gap, pos in reads_of(task, e["tokens"]):
+        for t, gap, pos, kind, before in reads_of(task, e["tokens"]):
             b = int(np.searchsorted(edges, gap, side="right")) - 1
             k = int(np.searchsorted(bands, pos, side="right")) - 1
             if b < 0 or k < 0 or e["targets"][t] is None:
                 continue
-            reads[k, b] += 1
+            c = KINDS.index(kind) if by_write else 0
+            reads[k, b, c] += 1
             if pred is not None and pred[t] != e["targets"][t]:
-                wrong[k, b] += 1
-    return reads, wrong
+                wrong[k, b, c] += 1
+                stale[k, b, c] += int(before is not None and pred[t] == before)
+    return reads, wrong, stale
 
 
 def edges_of(text_, option):
@@ -112,6 +130,8 @@ def main(argv=None):
     p.add_argument("--bins", default="1,2,4,8,16,32,64", help="ascending gap bin edges, the first >= 1")
     p.add_argument("--positions", default="1", help="ascending edges of bands of read positions (default: one band)")
     p.add_argument("--threads", type=int, default=1, help="srbench eval's OpenMP threads")
+    p.add_argument("--by-write", action="store_true",
+                   help="split each row by what the read's write did (change, repeat, first, none) and count stale errors")
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     edges, bands = edges_of(a.bins, "--bins"), edges_of(a.positions, "--positions")
@@ -139,31 +159,38 @@ def main(argv=None):
             for s in open(fl):
                 e = json.loads(s)
                 failures[e["index"]] = e["predictions"]
-            reads, wrong = count(task, samples[key], failures, edges, bands)
             if (entry, model) not in groups:
                 order.append((entry, model))
                 groups[(entry, model)] = []
-            groups[(entry, model)].append((reads, wrong))
+            groups[(entry, model)].append(count(task, samples[key], failures, edges, bands, a.by_write))
+    kinds = KINDS if a.by_write else (None,)
     if a.format == "csv":
-        print("entry,model,pos_lo,pos_hi,gap_lo,gap_hi,runs,reads,wrong,error_rate,ci_lo,ci_hi")
+        print("entry,model,pos_lo,pos_hi,gap_lo,gap_hi," + ("write," if a.by_write else "") + "runs,reads,wrong,"
+              + ("stale," if a.by_write else "") + "error_rate,ci_lo,ci_hi")
     else:
-        print("| entry | model | positions | gap | reads | error rate, mean over runs [95% interval] | runs |")
-        print("|---|---|---|---|---|---|---|")
+        print("| entry | model | positions | gap | " + ("write | " if a.by_write else "") + "reads | "
+              + ("stale / wrong | " if a.by_write else "") + "error rate, mean over runs [95% interval] | runs |")
+        print("|---|---|---|---|---|---|---|" + ("---|---|" if a.by_write else ""))
     for entry, model in order:
         runs = groups[(entry, model)]
         for k in range(len(bands)):
             for b in range(len(edges)):
-                rates = [w[k, b] / r[k, b] for r, w in runs if r[k, b] > 0]
-                reads, wrong = sum(int(r[k, b]) for r, _ in runs), sum(int(w[k, b]) for _, w in runs)
-                mean = float(np.mean(rates)) if rates else math.nan
-                lo, hi = bootstrap(rates)
-                if a.format == "csv":
-                    print(f"{entry},{model},{bands[k]},{upper(bands, k)},{edges[b]},{upper(edges, b)},{len(rates)},{reads},"
-                          f"{wrong},{mean:.10g},{lo:.10g},{hi:.10g}")
-                else:
-                    ci = "" if math.isnan(lo) else f" [{lo:.4f}, {hi:.4f}]"
-                    print(f"| {entry} | {model} | {label(bands, k)} | {label(edges, b)} | {reads} | {mean:.4f}{ci} "
-                          f"| {len(rates)} |")
+                for c, kind in enumerate(kinds):
+                    rates = [w[k, b, c] / r[k, b, c] for r, w, _ in runs if r[k, b, c] > 0]
+                    if kind is not None and not rates:
+                        continue  # a kind without reads here (e.g. ffl's `none`)
+                    reads, wrong, stale = (sum(int(x[m][k, b, c]) for x in runs) for m in range(3))
+                    mean = float(np.mean(rates)) if rates else math.nan
+                    lo, hi = bootstrap(rates)
+                    if a.format == "csv":
+                        print(f"{entry},{model},{bands[k]},{upper(bands, k)},{edges[b]},{upper(edges, b)},"
+                              + (f"{kind}," if kind else "") + f"{len(rates)},{reads},{wrong},"
+                              + (f"{stale}," if kind else "") + f"{mean:.10g},{lo:.10g},{hi:.10g}")
+                    else:
+                        ci = "" if math.isnan(lo) else f" [{lo:.4f}, {hi:.4f}]"
+                        print(f"| {entry} | {model} | {label(bands, k)} | {label(edges, b)} | "
+                              + (f"{kind} | " if kind else "") + f"{reads} | " + (f"{stale} / {wrong} | " if kind else "")
+                              + f"{mean:.4f}{ci} | {len(rates)} |")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,11 @@ by scanning back from the read (ffl: pair by pair to the nearest `w`; flipflop: 
 that reads before it must be left out): reads and wrong reads exactly
 (up to the reads where the reference's two best logits are within 1e-4, which float32 may order
 otherwise), the mean error rate over runs and its bootstrap interval. Some bin must have wrong
-reads and some right ones, so that a script counting all or none fails. Bad --bins are refused
-with exit 2. Needs torch, h5py, numpy, yaml, pandas; fails, never skips.
+reads and some right ones, so that a script counting all or none fails. With --by-write, every
+row is checked again per kind of write, found by scanning back to the write before the read's
+(change, repeat, first, none), with the stale errors (a prediction equal to the state before the
+read's write); some row must hold a stale error and some a wrong read that is not stale. Bad
+--bins are refused with exit 2. Needs torch, h5py, numpy, yaml, pandas; fails, never skips.
 """
 import argparse
 import io
@@ -65,8 +68,9 @@ EXAMPLES, MARGIN = 300, 1e-4
 
 
 def brute_gaps(task, tokens):
-    """{token index of a read: (its gap, its pair or input number)}, found by scanning back from
-    each read."""
+    """{token index of a read: (its gap, its pair or input number, the kind of its write, the state
+    before that write)}, found by scanning back from each read to its write and from there to the
+    write before."""
     gaps = {}
     if task == "ffl":
         for t in range(1, len(tokens), 2):  # instructions sit at odd positions after <s>
@@ -75,8 +79,14 @@ def brute_gaps(task, tokens):
             back = t - 2
             while back >= 1 and tokens[back] != "w":
                 back -= 2
-            if back >= 1:
-                gaps[t] = ((t - back) // 2, (t + 1) // 2)
+            if back < 1:
+                continue
+            older = back - 2
+            while older >= 1 and tokens[older] != "w":
+                older -= 2
+            before = tokens[older + 1] if older >= 1 else None
+            kind = "first" if before is None else "repeat" if before == tokens[back + 1] else "change"
+            gaps[t] = ((t - back) // 2, (t + 1) // 2, kind, before)
     else:
         for t in range(1, len(tokens)):
             if tokens[t].startswith("w"):
@@ -84,11 +94,23 @@ def brute_gaps(task, tokens):
             back = t - 1
             while back >= 1 and not tokens[back].startswith("w"):
                 back -= 1
-            gaps[t] = (t - back, t)  # back = 0 (the start token) when no write precedes
+            older = back - 1
+            while older >= 1 and not tokens[older].startswith("w"):
+                older -= 1
+            if back == 0:  # the start token: no write precedes
+                kind, before = "none", None
+            else:
+                before = "q" + tokens[older][1:] if older >= 1 else "q0"
+                kind = "repeat" if before == "q" + tokens[back][1:] else "change"
+            gaps[t] = (t - back, t, kind, before)
     return gaps
 
 
+KINDS = ["change", "repeat", "first", "none"]
+
+
 def expected(srbench, task, run_files, sets, length, data_seed, bins, bands):
+    """Per run: reads, wrong, unsure and stale [band, bin, kind]."""
     names = CASES[task][0]
     ids = {s: i for i, s in enumerate(names)}
     out = run([srbench, "sample", task, "-n", str(length), "--count", str(EXAMPLES), "--stream", "eval", "--seed",
@@ -104,18 +126,46 @@ def expected(srbench, task, run_files, sets, length, data_seed, bins, bands):
         top2 = logits.topk(2, dim=-1).values
         close = (top2[..., 0] - top2[..., 1]) < MARGIN
         pred = logits.argmax(-1)
-        reads, wrong, unsure = (np.zeros((len(bands), len(bins)), int) for _ in range(3))
+        reads, wrong, unsure, stale = (np.zeros((len(bands), len(bins), len(KINDS)), int) for _ in range(4))
         for i, e in enumerate(examples):
-            for t, (gap, pos) in brute_gaps(task, e["tokens"]).items():
+            for t, (gap, pos, kind, before) in brute_gaps(task, e["tokens"]).items():
                 if gap < bins[0] or pos < bands[0]:
                     continue
                 b = max(m for m in range(len(bins)) if bins[m] <= gap)
                 k = max(m for m in range(len(bands)) if bands[m] <= pos)
-                reads[k, b] += 1
-                wrong[k, b] += int(pred[i, t] != targets[i, t])
-                unsure[k, b] += int(close[i, t])
-        per_run.append((reads, wrong, unsure))
+                c = KINDS.index(kind)
+                reads[k, b, c] += 1
+                wrong[k, b, c] += int(pred[i, t] != targets[i, t])
+                unsure[k, b, c] += int(close[i, t])
+                stale[k, b, c] += int(before is not None and pred[i, t] != targets[i, t] and pred[i, t] == ids[before])
+        per_run.append((reads.sum(2), wrong.sum(2), unsure.sum(2), reads, wrong, unsure, stale))
     return per_run
+
+
+def check_by_write(task, got, want, bins, bands):
+    """--by-write's rows: one per (band, bin, kind) with reads, in KINDS order."""
+    cells = [(k, b, c) for k in range(len(bands)) for b in range(len(bins)) for c in range(len(KINDS))
+             if any(r[3][k, b, c] for r in want)]
+    if not check(len(got) == len(cells), f"{task} --by-write: {len(got)} rows, want one per band, bin and kind "
+                                         f"with reads ({len(cells)})"):
+        return
+    any_stale = any_fresh = False
+    for (k, b, c), (_, row) in zip(cells, got.iterrows()):
+        reads, wrong, unsure, stale = (sum(int(r[m][k, b, c]) for r in want) for m in (3, 4, 5, 6))
+        any_stale |= stale > unsure
+        any_fresh |= wrong - stale > unsure
+        where = f"{task} --by-write positions {bands[k]}+ gap {bins[b]}+ {KINDS[c]}"
+        check(row["pos_lo"] == bands[k] and row["gap_lo"] == bins[b] and row["write"] == KINDS[c]
+              and int(row["reads"]) == reads and abs(int(row["wrong"]) - wrong) <= unsure
+              and abs(int(row["stale"]) - stale) <= unsure,
+              f"{where}: {row['write']} reads {row['reads']} wrong {row['wrong']} stale {row['stale']}, "
+              f"want {reads}, {wrong} and {stale} (± {unsure})")
+        rates = [r[4][k, b, c] / r[3][k, b, c] for r in want if r[3][k, b, c] > 0]
+        if not unsure:
+            check(int(row["runs"]) == len(rates) and np.isclose(row["error_rate"], np.mean(rates)),
+                  f"{where}: rate {row['error_rate']} over {row['runs']} runs, want {np.mean(rates)} over {len(rates)}")
+    check(any_stale and any_fresh, f"{task} --by-write: the check needs a stale error and a wrong read that is not "
+                                   f"stale (stale {any_stale}, other {any_fresh})")
 
 
 def main():
@@ -160,6 +210,12 @@ def main():
                       f"{where}: rate {row['error_rate']} [{row['ci_lo']}, {row['ci_hi']}] "
                       f"over {row['runs']} runs, want {np.mean(rates)} [{lo}, {hi}] over {len(rates)}")
             check(any_wrong and any_right, f"{task}: the model's reads are all right or all wrong; the check needs both")
+            out = run(["/usr/bin/python3", a.script] + paths + ["--length", str(length), "--examples", str(EXAMPLES),
+                       "--bins", ",".join(map(str, bins)), "--positions", ",".join(map(str, bands)),
+                       "--srbench", a.srbench, "--format", "csv", "--by-write"] + sets)
+            got = pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=[""])
+            print(f"{task} --by-write:\n{got.to_string(index=False)}")
+            check_by_write(task, got, want, bins, bands)
         p = subprocess.run(["/usr/bin/python3", a.script] + files["ffl"] + ["--length", "20", "--bins", "4,2",
                             "--srbench", a.srbench], capture_output=True, text=True)
         print(f"--bins 4,2: exit {p.returncode}, {p.stderr.strip()}")
