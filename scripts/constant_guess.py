@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from suite_runs import fail, iter_runs, open_suite, text  # noqa: E402
+from suite_runs import fail, iter_runs, open_suite  # noqa: E402
 
 
 def constant_scores(suite, srbench, run):

@@ -84,7 +84,7 @@ def main(argv=None):
         if a.format == "csv":
             print("entry,model,grid,n," + ",".join(f"error_block{i + 1}" for i in range(a.blocks)))
         else:
-            print(f"| entry | model | grid | n | " + " | ".join(head) + " |")
+            print("| entry | model | grid | n | " + " | ".join(head) + " |")
             print("|---|---|---|---|" + "---|" * a.blocks)
         for (entry, model, grid), g in groups:
             m = np.nanmean(np.asarray(g["blocks"], dtype=float), axis=0)

@@ -203,7 +203,7 @@ def check_report_csv(f, df, srbench, path):
         for m in METRICS:
             expected[m] = stats(runs[m].to_numpy(dtype=np.float64)) + (frac,)
         expected["steps_to_target"] = stats([float(s) for s in steps if s >= 0]) + (frac,)
-        cells, order = {}, []
+        cells = {}
         for rid in runs["run_id"]:
             g = f["runs"][rid]
             ev = g["eval"]
