@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "model/config.hpp"
-#include "model/rows.hpp"
+#include "common/rows.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {

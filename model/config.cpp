@@ -9,6 +9,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/suggest.hpp"
+
 namespace srbench::model {
 
 const char* to_string(Position p) {
@@ -106,36 +108,20 @@ std::string real_text(double v) {
   return std::string(buf, r.ptr);
 }
 
-// Levenshtein distance (the suggestion for a misspelt value; the model library has no other).
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Picks the enum value whose name is `text`; otherwise names the valid ones, and the nearest
-// when it is plausible (at most a third of the longer name differs, one edit at least).
+// when it is plausible (common/suggest.hpp).
 template <typename E, typename Values>
 E parse_choice_in(const std::string& key, const std::string& text, const Values& values) {
   const std::string t = trim(text);
-  std::string names, nearest;
-  size_t best = std::string::npos;
+  std::vector<std::string> valid;
+  std::string names;
   for (E v : values) {
     if (t == to_string(v)) return v;
-    names += (names.empty() ? "" : ", ") + std::string(to_string(v));
-    if (const size_t d = edit_distance(t, to_string(v)); d < best) best = d, nearest = to_string(v);
+    valid.emplace_back(to_string(v));
+    names += (names.empty() ? "" : ", ") + valid.back();
   }
-  const bool plausible = best <= std::max<size_t>(1, std::max(t.size(), nearest.size()) / 3);
-  fail(key, "unknown value '" + t + "'" + (plausible ? " (did you mean '" + nearest + "'?)" : "") +
+  const std::string nearest = closest_name(t, valid);
+  fail(key, "unknown value '" + t + "'" + (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)") +
                 " (expected one of: " + names + ")");
 }
 template <typename E>

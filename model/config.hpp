@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/error.hpp"
-#include "model/field_table.hpp"
+#include "common/field_table.hpp"
 
 namespace YAML {
 class Node;
@@ -134,7 +134,7 @@ struct ModelConfig {
   bool operator==(const ModelConfig& o) const;
 };
 
-// The config's field table (model/field_table.hpp), in the order to_yaml() writes the keys: the
+// The config's field table (common/field_table.hpp), in the order to_yaml() writes the keys: the
 // one list of the model's keys. Each field reads its value from the text of a YAML scalar
 // (ModelError naming the key), writes it, compares it resolved, and — for the fields with a
 // range — checks it (validate()). A new model key is one entry here (config.cpp) plus its check.

@@ -2,14 +2,15 @@
 // was wrong, where (the config key or argument) and what would be right.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "common/error.hpp"
 
 namespace srbench::model {
 
-class ModelError : public std::runtime_error {
+class ModelError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 }  // namespace srbench::model

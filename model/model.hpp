@@ -23,11 +23,12 @@
 #include "model/config.hpp"
 #include "model/error.hpp"
 #include "model/params.hpp"
-#include "model/rows.hpp"
+#include "common/rows.hpp"
 
 namespace srbench::model {
 
-inline constexpr int32_t kNotScored = -1;  // a target that is not scored (padding)
+using srbench::kNotScored;  // a target that is not scored (padding; common/rows.hpp)
+using srbench::RowLengths;  // each row's length and input-tape length (common/rows.hpp)
 
 template <typename S>
 class Architecture;  // the network: layout, init, forward, backward, saved activations (architecture.hpp)
@@ -73,7 +74,7 @@ class BasicModel {
   void zero_grads();
 
   // tokens, targets: row-major [B,T]; targets[i] = kNotScored (-1) where not scored; `rows`
-  // (model/rows.hpp): each row's length and input-tape length, optional.
+  // (common/rows.hpp): each row's length and input-tape length, optional.
   // Returns the mean cross-entropy over the scored positions (0 if there are none).
   // With need_grads, ADDS the gradient of that loss into grads() (call zero_grads() first).
   // Throws ModelError for B < 1, T < 1, T > max_len, a token outside [0, vocab), a target

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
-# build-sanitize/ (-O1 -g1: line tables only; -fsanitize=address,undefined on the tasks, model and
+# build-sanitize/ (-O1 -g1: line tables only; -fsanitize=address,undefined on the common, tasks, model and
 # harness libraries and srbench, the tests' own sources uninstrumented: tests/CMakeLists.txt;
 # every report fatal), then a subset of the tests chosen to cover every source file — the tasks,
 # the model's layers and training steps (all but the two [long] ones), suite parsing, results

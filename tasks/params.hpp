@@ -73,9 +73,6 @@ class ParamReader {
   RawParams raw_;
 };
 
-// The candidate closest to `name` by edit distance, or "" when none is plausibly meant.
-std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
-
 // Parses "[a, b]" / "a,b" into trimmed items ("[]" and "" give none).
 std::vector<std::string> split_list(const std::string& text);
 

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "common/suggest.hpp"
+
 namespace srbench::tasks {
 
 const char* stream_name(Stream s) {

@@ -15,12 +15,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/rows.hpp"
 #include "tasks/params.hpp"
 #include "tasks/rng.hpp"
 
 namespace srbench::tasks {
 
-inline constexpr int32_t kNotScored = -1;
+using srbench::kNotScored;  // common/rows.hpp
 
 // No input-tape length given by the task: Task::sample_into then sets the example's length.
 inline constexpr int32_t kWholeExample = -1;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/batch_file.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/results/results.hpp"
 #include "model/checkpoint.hpp"
@@ -110,7 +111,7 @@ int cmd_forward(const Args& args) {
   require_output_folder(out, "--out");
 
   model::Model m = load_model_file(checkpoint);
-  const model::TokenBatch batch = model::read_token_batch(batch_path, m.config());
+  const TokenBatch batch = read_token_batch(batch_path, m.config().vocab, m.config().max_len);
   std::vector<std::vector<float>> attention;  // per layer [B,H,T,T], from a forward pass of its own
   if (vm.count("attention")) {
     if (!m.has_attention())
@@ -122,15 +123,15 @@ int cmd_forward(const Args& args) {
   m.zero_grads();
   const float loss = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
   const int64_t B = batch.B, T = batch.T, V = m.config().vocab;
-  model::h5::write_file_atomically(out, [&](hid_t file) {
-    model::h5::write_array(file, "logits", m.logits(), {B, T, V});
-    model::h5::write_array(file, "loss", &loss, {});
-    model::h5::Id grads = model::h5::create_group(file, "grads");
-    for (const auto& p : m.layout().tensors()) model::h5::write_array(grads, p.name, m.grads() + p.offset, p.shape);
+  h5::write_file_atomically(out, [&](hid_t file) {
+    h5::write_array(file, "logits", m.logits(), {B, T, V});
+    h5::write_array(file, "loss", &loss, {});
+    h5::Id grads = h5::create_group(file, "grads");
+    for (const auto& p : m.layout().tensors()) h5::write_array(grads, p.name, m.grads() + p.offset, p.shape);
     if (!attention.empty()) {
-      model::h5::Id group = model::h5::create_group(file, "attention");
+      h5::Id group = h5::create_group(file, "attention");
       for (size_t l = 0; l < attention.size(); ++l)
-        model::h5::write_array(group, std::to_string(l), attention[l].data(), {B, m.config().heads, T, T});
+        h5::write_array(group, std::to_string(l), attention[l].data(), {B, m.config().heads, T, T});
     }
   });
   std::cout << "loss " << loss << " over " << m.scored() << " scored positions (B " << B << ", T " << T

@@ -3,9 +3,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/suggest.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/specs.hpp"
-#include "model/error.hpp"
+#include "common/error.hpp"
 #include "tasks/params.hpp"
 
 namespace srbench::harness {
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   }
   if (!command) {
     std::cerr << "srbench: unknown command '" << name << "'";
-    const std::string near = srbench::tasks::closest_name(name, names);
+    const std::string near = srbench::closest_name(name, names);
     if (!near.empty()) std::cerr << " (did you mean '" << near << "'?)";
     std::cerr << "\n";
     print_usage(std::cerr);
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
   } catch (const srbench::tasks::TaskError& e) {
     std::cerr << "srbench " << name << ": " << e.what() << "\n";
     return 2;
-  } catch (const srbench::model::ModelError& e) {  // a bad model config, checkpoint or batch
+  } catch (const srbench::InputError& e) {  // a bad model config, checkpoint or batch (ModelError)
     std::cerr << "srbench " << name << ": " << e.what() << "\n";
     return 2;
   } catch (const boost::program_options::error& e) {

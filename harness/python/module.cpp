@@ -27,7 +27,7 @@
 #include "harness/suite/suite.hpp"
 #include "harness/sweep/splines.hpp"
 #include "model/error.hpp"
-#include "model/version.hpp"
+#include "common/version.hpp"
 #include "tasks/tape.hpp"
 #include "tasks/task.hpp"
 
@@ -262,11 +262,11 @@ std::string data_key(const RunSpec& r, bool with_eval) {
   e << YAML::BeginMap << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : r.params) e << YAML::Key << k << YAML::Value << v;
   e << YAML::EndMap << YAML::Key << "train" << YAML::Value << YAML::BeginMap;
-  model::write_fields(harness::suite::train_fields(), r.train, e);
+  write_fields(harness::suite::train_fields(), r.train, e);
   e << YAML::EndMap;
   if (with_eval) {
     e << YAML::Key << "eval" << YAML::Value << YAML::BeginMap;
-    model::write_fields(harness::suite::eval_fields(), r.eval, e);
+    write_fields(harness::suite::eval_fields(), r.eval, e);
     e << YAML::EndMap;
   }
   e << YAML::EndMap;
@@ -314,7 +314,7 @@ std::string data_grid(const std::string& grid) {
 }
 
 // A run attribute's value as a Python str, int or float.
-py::object cell_value(const model::h5::Cell& c) {
+py::object cell_value(const h5::Cell& c) {
   return std::visit([](const auto& v) { return py::object(py::cast(v)); }, c);
 }
 
@@ -563,9 +563,9 @@ PYBIND11_MODULE(_srbench, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const harness::ConfigError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const model::ModelError& e) {
+    } catch (const InputError& e) {  // the model's ModelError, a bad batch file
       PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const model::h5::Error& e) {
+    } catch (const h5::Error& e) {
       PyErr_SetString(PyExc_OSError, e.what());
     }
   });

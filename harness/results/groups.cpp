@@ -1,7 +1,7 @@
 #include "harness/results/groups.hpp"
 
 #include "harness/results/results.hpp"
-#include "model/version.hpp"
+#include "common/version.hpp"
 
 namespace srbench::harness::results {
 

@@ -8,11 +8,10 @@
 
 #include "harness/core/records.hpp"
 #include "harness/results/results.hpp"
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 
 namespace srbench::harness::results {
 
-namespace h5 = model::h5;
 
 // Root attributes format_version, srbench_version, suite, created.
 void write_root_attributes(hid_t file, const std::string& suite_yaml);

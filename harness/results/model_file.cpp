@@ -5,7 +5,6 @@
 
 namespace srbench::harness {
 
-namespace h5 = model::h5;
 
 model::Model load_model_file(const std::string& path) {
   const h5::Id file = [&] {

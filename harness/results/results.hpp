@@ -1,6 +1,6 @@
 // The results stage (harness.md, "Results (HDF5)"): one file per finished run, a search's
 // splines file, and the suite file assembled from them — written and read through the HDF5
-// layer (model/h5.hpp), whose one error type is ResultsError here.
+// layer (common/h5.hpp), whose one error type is ResultsError here.
 //
 // A run file and the suite file share the root and the per-run group:
 //   /                  attrs format_version (1), srbench_version, suite (YAML text), created (UTC)
@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "harness/core/records.hpp"
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 #include "model/model.hpp"
 
 namespace srbench::harness {
@@ -43,7 +43,7 @@ inline constexpr int64_t kResultsFormatVersion = 1;
 
 // A results file that is missing, not HDF5, damaged, or lacks a required part (the message
 // names the file and the object in it), or cannot be written.
-using ResultsError = model::h5::Error;
+using ResultsError = h5::Error;
 
 // ---- run files --------------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ struct RunAttributeValue {
   std::string name;
   RunAttributeKind kind;
   bool optional;
-  model::h5::Cell value;
+  h5::Cell value;
 };
 std::vector<RunAttributeValue> run_attribute_values(const RunResult& result);
 
@@ -110,7 +110,7 @@ std::string splines_hash(const std::vector<SplineTensor>& splines);
 
 SummaryRow summary_row(const RunResult& r);
 // The /summary table's columns, in order (one per SummaryRow field).
-std::vector<model::h5::Column> summary_columns();
+std::vector<h5::Column> summary_columns();
 
 // Assembles the suite file from run files (one /summary row and one /runs/<run_id> group,
 // copied as is, per file, in the order given), splines files (each one's /splines group copied

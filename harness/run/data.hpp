@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "harness/core/specs.hpp"
-#include "model/rows.hpp"
+#include "common/rows.hpp"
 #include "tasks/task.hpp"
 
 namespace srbench::harness {
 
 // Right-padded batches of examples (padding: token 0, target −1), with each row's own length and
-// input-tape length (model::RowLengths: a bidirectional model masks the padding, a Tape-RNN jumps
+// input-tape length (RowLengths: a bidirectional model masks the padding, a Tape-RNN jumps
 // by the input length).
 struct Batch {
   int B = 0, T = 0;
@@ -22,7 +22,7 @@ struct Batch {
   std::vector<int32_t> lengths, input_lengths;  // [B]
   int64_t real_tokens = 0;               // non-padding positions
   void assemble(const std::vector<tasks::Example>& examples);
-  model::RowLengths rows() const { return {lengths.data(), input_lengths.data()}; }
+  RowLengths rows() const { return {lengths.data(), input_lengths.data()}; }
 };
 
 // Training example k of a run (k = step·batch + b): from the unbounded generator (the `train`

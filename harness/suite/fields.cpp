@@ -7,7 +7,7 @@ namespace {
 // A field at `get(c)` (a generic lambda returning a reference into the config, const or not),
 // read by `parse(node)` and written by `e << show(value)`.
 template <typename C, typename Get, typename Parse, typename Show>
-model::Field<C, const YAML::Node&, ReadSite&> field(const std::string& key, Get get, Parse parse, Show show) {
+Field<C, const YAML::Node&, ReadSite&> field(const std::string& key, Get get, Parse parse, Show show) {
   return {key, [=](C& c, const YAML::Node& v, ReadSite&) { get(c) = parse(v); },
           [=](const C& c, YAML::Emitter& e) { e << show(get(c)); },
           [=](const C& a, const C& b) { return get(a) == get(b); }};
@@ -155,8 +155,8 @@ bool same_shifts(const EvalConfig& a, const EvalConfig& b) {
 
 }  // namespace
 
-const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields() {
-  static const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&> t = {
+const FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields() {
+  static const FieldTable<TrainConfig, const YAML::Node&, ReadSite&> t = {
       train_field("steps", [](auto& c) -> auto& { return c.steps; }, as_positive, same),
       train_field("batch", [](auto& c) -> auto& { return c.batch; }, as_positive, same),
       train_field("lr", [](auto& c) -> auto& { return c.lr; }, as_positive_real, format_double),
@@ -209,8 +209,8 @@ const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields
   return t;
 }
 
-const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields() {
-  static const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&> t = {
+const FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields() {
+  static const FieldTable<EvalConfig, const YAML::Node&, ReadSite&> t = {
       {"lengths", read_lengths,
        [](const EvalConfig& c, YAML::Emitter& e) { e << YAML::Flow << c.lengths; },
        [](const EvalConfig& a, const EvalConfig& b) { return a.lengths == b.lengths; }},
@@ -222,11 +222,11 @@ const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields()
 }
 
 const std::vector<std::string>& train_keys() {
-  static const std::vector<std::string> k = model::field_keys(train_fields());
+  static const std::vector<std::string> k = field_keys(train_fields());
   return k;
 }
 const std::vector<std::string>& eval_keys() {
-  static const std::vector<std::string> k = model::field_keys(eval_fields());
+  static const std::vector<std::string> k = field_keys(eval_fields());
   return k;
 }
 

@@ -1,4 +1,4 @@
-// The field tables of a run's `train:` and `eval:` sections (model/field_table.hpp): each key
+// The field tables of a run's `train:` and `eval:` sections (common/field_table.hpp): each key
 // once, with how it is read from YAML and checked, written into the resolved YAML (whose text a
 // run id hashes: the order and form of every value are part of the id), and compared. The
 // model's own table is model::model_fields().
@@ -6,7 +6,7 @@
 
 #include "harness/core/specs.hpp"
 #include "harness/suite/values.hpp"
-#include "model/field_table.hpp"
+#include "common/field_table.hpp"
 
 namespace srbench::harness::suite {
 
@@ -18,10 +18,10 @@ struct ReadSite {
 };
 
 // Readers throw FieldError (reported at site.loc) or ConfigError (at a part of the value).
-using TrainField = model::Field<TrainConfig, const YAML::Node&, ReadSite&>;
-using EvalField = model::Field<EvalConfig, const YAML::Node&, ReadSite&>;
-const model::FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields();
-const model::FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields();
+using TrainField = Field<TrainConfig, const YAML::Node&, ReadSite&>;
+using EvalField = Field<EvalConfig, const YAML::Node&, ReadSite&>;
+const FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields();
+const FieldTable<EvalConfig, const YAML::Node&, ReadSite&>& eval_fields();
 
 const std::vector<std::string>& train_keys();
 const std::vector<std::string>& eval_keys();

@@ -85,7 +85,7 @@ void reading(const SourceLoc& loc, F&& read) {
 }  // namespace
 
 void Layers::train_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
-  const TrainField* f = model::find_field(train_fields(), key);
+  const TrainField* f = find_field(train_fields(), key);
   if (!f) loc.fail("unknown train key '" + key + "'");
   ReadSite site{loc, where_};
   reading(loc, [&] { f->read(r_.train, v, site); });
@@ -93,7 +93,7 @@ void Layers::train_key(const std::string& key, const YAML::Node& v, const Source
 }
 
 void Layers::eval_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
-  const EvalField* f = model::find_field(eval_fields(), key);
+  const EvalField* f = find_field(eval_fields(), key);
   if (!f) loc.fail("unknown eval key '" + key + "'");
   ReadSite site{loc, where_};
   reading(loc, [&] { f->read(r_.eval, v, site); });
@@ -163,7 +163,7 @@ namespace {
 
 // The text of `key`'s default value, as set() reads it.
 std::string default_text(const std::string& key) {
-  const auto* f = model::find_field(model::model_fields(), key);
+  const auto* f = find_field(model::model_fields(), key);
   YAML::Emitter e;
   f->write(model::ModelConfig{}, e);
   return e.c_str();

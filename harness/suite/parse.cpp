@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/suggest.hpp"
 #include "harness/suite/fields.hpp"
 #include "harness/suite/layers.hpp"
 #include "harness/suite/searches.hpp"
@@ -168,7 +169,7 @@ std::vector<std::vector<Assignment>> read_grid(const Reader& R, const YAML::Node
         for (const auto& k : train_keys()) all.push_back("train." + k);
         for (const auto& k : eval_keys()) all.push_back("eval." + k);
         std::string msg = "unknown grid field '" + field + "'";
-        const std::string near = tasks::closest_name(field, all);
+        const std::string near = closest_name(field, all);
         if (!near.empty()) msg += " (did you mean '" + near + "'?)";
         R.fail(kv.first, p, msg + "; a grid field is model.KEY, train.KEY, eval.KEY or params.KEY");
       }
@@ -235,7 +236,7 @@ void link_search(RunSpec& r, const Suite& suite, const SourceLoc& loc) {
   }
   if (std::filesystem::is_regular_file(r.splines_from)) return;
   std::string why = "'" + r.splines_from + "' is neither a search of this suite nor an existing splines file";
-  const std::string near = tasks::closest_name(r.splines_from, names);
+  const std::string near = closest_name(r.splines_from, names);
   if (!near.empty()) why += " (did you mean '" + near + "'?)";
   if (!names.empty()) {
     why += "; searches:";

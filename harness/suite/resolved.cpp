@@ -24,10 +24,10 @@ std::string run_yaml(const RunSpec& r, const std::string& model_yaml) {
   e << YAML::EndMap;
   e << YAML::Key << "model" << YAML::Value << YAML::Load(model_yaml);
   e << YAML::Key << "train" << YAML::Value << YAML::BeginMap;
-  model::write_fields(suite::train_fields(), r.train, e);
+  write_fields(suite::train_fields(), r.train, e);
   e << YAML::EndMap;
   e << YAML::Key << "eval" << YAML::Value << YAML::BeginMap;
-  model::write_fields(suite::eval_fields(), r.eval, e);
+  write_fields(suite::eval_fields(), r.eval, e);
   e << YAML::EndMap;
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";

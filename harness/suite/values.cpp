@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/suggest.hpp"
 #include "tasks/params.hpp"
 
 namespace srbench::harness::suite {
@@ -99,7 +100,7 @@ std::string strip_prefix(const std::string& s, const std::string& prefix) {
 std::string unknown_key_message(const std::string& key, const std::vector<std::string>& valid, const std::string& what,
                                 const std::string& in) {
   std::string msg = "unknown " + what + " '" + key + "'" + in;
-  const std::string near = tasks::closest_name(key, valid);
+  const std::string near = closest_name(key, valid);
   if (!near.empty()) msg += " (did you mean '" + near + "'?)";
   msg += "; valid keys:";
   for (size_t i = 0; i < valid.size(); ++i) msg += (i ? ", " : " ") + valid[i];

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 
 namespace fs = std::filesystem;
 
@@ -156,7 +156,7 @@ void Claims::write_claim(Held& h) {
   const std::string text = claim_text(h.claim);
   if (::pwrite(h.fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
       ::ftruncate(h.fd, static_cast<off_t>(text.size())) != 0)
-    throw std::runtime_error("cannot write claim " + h.claim.path + ": " + model::h5::os_error_text(errno));
+    throw std::runtime_error("cannot write claim " + h.claim.path + ": " + h5::os_error_text(errno));
 }
 
 bool Claims::take(const std::string& name, Claim* holder, std::string* taken_over) {
@@ -173,7 +173,7 @@ bool Claims::take(const std::string& name, Claim* holder, std::string* taken_ove
     h.claim.slurm_restart = std::atoll(env_or("SLURM_RESTART_COUNT", "0").c_str());
     const std::string fresh = path + ".new-" + unique_suffix();
     h.fd = ::open(fresh.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (h.fd < 0) throw std::runtime_error("cannot create claim " + fresh + ": " + model::h5::os_error_text(errno));
+    if (h.fd < 0) throw std::runtime_error("cannot create claim " + fresh + ": " + h5::os_error_text(errno));
     int error = 0;
     bool linked = false;
     try {
@@ -193,7 +193,7 @@ bool Claims::take(const std::string& name, Claim* holder, std::string* taken_ove
       return true;
     }
     ::close(h.fd);
-    if (error != EEXIST) throw std::runtime_error("cannot create claim " + path + ": " + model::h5::os_error_text(error));
+    if (error != EEXIST) throw std::runtime_error("cannot create claim " + path + ": " + h5::os_error_text(error));
 
     // Held: by a live process, or to be taken over.
     std::optional<Claim> c = read_claim(path);

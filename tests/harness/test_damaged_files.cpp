@@ -1,5 +1,5 @@
 // Damaged results files, as a cluster leaves them (a copy cut short, a disk or network that
-// flips bytes): every file srbench writes carries a checksum (model/h5.hpp), so `merge`,
+// flips bytes): every file srbench writes carries a checksum (common/h5.hpp), so `merge`,
 // `report`, `eval` and `sweep` refuse a truncated or corrupted one with a message naming the
 // file — never a crash or a hang inside HDF5's parser — and `sweep` redoes such a run.
 #include <catch2/catch.hpp>

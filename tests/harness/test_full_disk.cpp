@@ -1,4 +1,4 @@
-// A full disk (model/h5.hpp, harness/sweep/sweep.hpp): on a small tmpfs that fills up during a
+// A full disk (common/h5.hpp, harness/sweep/sweep.hpp): on a small tmpfs that fills up during a
 // sweep, the sweep stops with the file and the operating system's reason ("no space left on
 // device"), leaves no temporary file or claim, keeps the runs it finished intact, and — once space
 // is freed — the same command completes the suite with results identical to a sweep on a roomy

@@ -15,7 +15,7 @@
 
 using namespace srbench::harness;
 using srbench::test::TempDir;
-namespace h5 = srbench::model::h5;
+namespace h5 = srbench::h5;
 
 namespace {
 

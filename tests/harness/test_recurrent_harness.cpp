@@ -19,11 +19,12 @@
 #include "harness/run/diagnostics.hpp"
 #include "harness/run/trainer.hpp"
 #include "harness/suite/suite.hpp"
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
+namespace h5 = srbench::h5;
 using srbench::model::Arch;
 using srbench::model::Model;
 using srbench::model::ModelConfig;
@@ -293,12 +294,12 @@ TEST_CASE("recurrent runs: trained, stored without attention diagnostics, report
     files.push_back(dir.file(r.run_id + ".h5"));
     write_run_file(files.back(), r, kMixed, nullptr);
     // the run file's diag group: every dataset for the transformer, hidden_entropy only otherwise
-    srbench::model::h5::Id f = srbench::model::h5::open_file(files.back(), "run file");
-    srbench::model::h5::Id g = srbench::model::h5::open_group(f, "runs/" + r.run_id + "/diag");
+    srbench::h5::Id f = srbench::h5::open_file(files.back(), "run file");
+    srbench::h5::Id g = srbench::h5::open_group(f, "runs/" + r.run_id + "/diag");
     const bool tf = spec.model.arch == Arch::Transformer;
-    for (const char* name : {"attn_entropy", "attn_max", "value_entropy"}) CHECK(srbench::model::h5::has_link(g, name) == tf);
-    REQUIRE(srbench::model::h5::has_link(g, "hidden_entropy"));
-    CHECK(srbench::model::h5::read_array<double>(g, "hidden_entropy").size() == 1);
+    for (const char* name : {"attn_entropy", "attn_max", "value_entropy"}) CHECK(srbench::h5::has_link(g, name) == tf);
+    REQUIRE(srbench::h5::has_link(g, "hidden_entropy"));
+    CHECK(srbench::h5::read_array<double>(g, "hidden_entropy").size() == 1);
     const RunResult back = read_run_file(files.back());
     CHECK(back.diag.layers == 1);
     CHECK(back.diag.heads == (tf ? 4 : 0));

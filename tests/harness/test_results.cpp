@@ -121,7 +121,7 @@ TEST_CASE("a run file round-trips every field of a RunResult, NaN included", "[r
   const auto plain_back = read_run_file(dir.file("plain.h5"));
   require_same_run(plain, plain_back);
   CHECK(plain_back.diag.empty());
-  const srbench::model::h5::Id f(H5Fopen(dir.file("plain.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const srbench::h5::Id f(H5Fopen(dir.file("plain.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   REQUIRE(f.valid());
   CHECK(H5Lexists(f, "/runs/000000000001/diag", H5P_DEFAULT) == 0);
   CHECK(H5Lexists(f, "/runs/000000000001/curve/step", H5P_DEFAULT) > 0);
@@ -139,8 +139,8 @@ TEST_CASE("a run file holds the model's checkpoint in the run group when given o
   m.init(3);
   write_run_file(dir.file("ck.h5"), sample_run("cccccccccccc", 0), kSuiteYaml, &m);
   read_run_file(dir.file("ck.h5"));  // still a valid run file
-  const srbench::model::h5::Id f(H5Fopen(dir.file("ck.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  const srbench::model::h5::Id g(H5Gopen2(f, "/runs/cccccccccccc/checkpoint", H5P_DEFAULT));
+  const srbench::h5::Id f(H5Fopen(dir.file("ck.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const srbench::h5::Id g(H5Gopen2(f, "/runs/cccccccccccc/checkpoint", H5P_DEFAULT));
   REQUIRE(g.valid());
   const auto loaded = srbench::model::read_checkpoint(g);
   REQUIRE(loaded.num_params() == m.num_params());
@@ -172,12 +172,12 @@ TEST_CASE("read_run_file rejects missing, empty, truncated and incomplete files"
   // a run file changed after it was written: its checksum no longer matches
   {
     write_run_file(dir.file("changed.h5"), sample_run("ab12cd34ef56", 7), kSuiteYaml, nullptr);
-    const srbench::model::h5::Id f(H5Fopen(dir.file("changed.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    const srbench::h5::Id f(H5Fopen(dir.file("changed.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     REQUIRE(H5Ldelete(f, "/runs/ab12cd34ef56/eval/seq_acc", H5P_DEFAULT) >= 0);
   }
   CHECK_THROWS_WITH(read_run_file(dir.file("changed.h5")), Catch::Contains("changed.h5: damaged"));
   // a run group that lacks a dataset, in a file without a checksum (as srbench wrote them before)
-  namespace h5 = srbench::model::h5;
+  namespace h5 = srbench::h5;
   h5::write_file_atomically(dir.file("partial.h5"), [&](hid_t file) {
     h5::write_attr(file, "format_version", kResultsFormatVersion);
     h5::write_attr(file, "suite", kSuiteYaml);

@@ -21,12 +21,13 @@
 #include "harness/run/trainer.hpp"
 #include "harness/run/data.hpp"
 #include "harness/run/evaluate.hpp"
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 #include "model/optim.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
 using namespace srbench::harness;
+namespace h5 = srbench::h5;
 using srbench::test::run_srbench;
 using srbench::test::TempDir;
 namespace fs = std::filesystem;
@@ -562,14 +563,14 @@ TEST_CASE("search: sweep runs searches first, stores them, resumes, and shards a
   }
   {  // the suite file's transfer matrix: one cell, both seeds paired, the interval between the two
     // paired differences (a bootstrap of 2 values never leaves their range)
-    model::h5::Id file = model::h5::open_file(dir.file("plain/s.h5"), "suite file");
-    model::h5::Id transfer = model::h5::open_group(file, "transfer");
-    CHECK(model::h5::read_array<int32_t>(transfer, "paired", 2) == std::vector<int32_t>{2});
+    h5::Id file = h5::open_file(dir.file("plain/s.h5"), "suite file");
+    h5::Id transfer = h5::open_group(file, "transfer");
+    CHECK(h5::read_array<int32_t>(transfer, "paired", 2) == std::vector<int32_t>{2});
     std::map<uint64_t, double> searched, plain_acc;
     for (const auto& r : f.runs) (r.model == "searched" ? searched : plain_acc)[r.seed] = r.metrics.id_acc;
     const double d0 = searched[0] - plain_acc[0], d1 = searched[1] - plain_acc[1];
-    CHECK(model::h5::read_array<double>(transfer, "id_acc_delta_lo", 2)[0] == Approx(std::min(d0, d1)).margin(1e-12));
-    CHECK(model::h5::read_array<double>(transfer, "id_acc_delta_hi", 2)[0] == Approx(std::max(d0, d1)).margin(1e-12));
+    CHECK(h5::read_array<double>(transfer, "id_acc_delta_lo", 2)[0] == Approx(std::min(d0, d1)).margin(1e-12));
+    CHECK(h5::read_array<double>(transfer, "id_acc_delta_hi", 2)[0] == Approx(std::max(d0, d1)).margin(1e-12));
   }
   // resume: nothing is redone, the search's file is untouched
   const auto mtime = fs::last_write_time(splines_path);

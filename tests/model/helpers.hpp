@@ -38,7 +38,7 @@ struct Batch {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets;
   std::vector<int32_t> lengths;  // (B) each row's own length, or empty: every row T long
-  model::RowLengths rows() const { return {lengths.empty() ? nullptr : lengths.data(), nullptr}; }
+  RowLengths rows() const { return {lengths.empty() ? nullptr : lengths.data(), nullptr}; }
 };
 
 // Random tokens and targets; about a quarter of the targets are -1 (not scored), and so is the

@@ -49,7 +49,7 @@ void perturb(model::BasicModel<S>& m, uint64_t seed) {
 struct RowBatch {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets, lengths, input_lengths;
-  model::RowLengths rows() const {
+  RowLengths rows() const {
     return {lengths.empty() ? nullptr : lengths.data(), input_lengths.empty() ? nullptr : input_lengths.data()};
   }
 };

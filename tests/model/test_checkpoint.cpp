@@ -14,6 +14,7 @@
 #include "tests/support.hpp"
 
 using namespace srbench::model;
+namespace h5 = srbench::h5;
 using srbench::test::run_srbench;
 using srbench::test::TempDir;
 

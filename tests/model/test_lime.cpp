@@ -17,6 +17,7 @@
 #include "tests/support.hpp"
 
 using namespace srbench::model;
+namespace h5 = srbench::h5;
 using srbench::test::Batch;
 using srbench::test::TempDir;
 

@@ -22,6 +22,7 @@
 #include "tests/support.hpp"
 
 using namespace srbench::model;
+namespace h5 = srbench::h5;
 using srbench::test::Batch;
 using srbench::test::gelu_exact;
 using srbench::test::randomize_splines;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/batch_file.hpp"
 #include "model/checkpoint.hpp"
 #include "model/optim.hpp"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     po::notify(vm);
     st.schedule = parse_schedule(schedule);
     Model model = load_checkpoint(checkpoint);
-    const TokenBatch batch = read_token_batch(batch_path, model.config());
+    const srbench::TokenBatch batch = srbench::read_token_batch(batch_path, model.config().vocab, model.config().max_len);
     AdamW opt(model.layout());
     for (int64_t s = 0; s < run; ++s) {
       const StepResult r = train_step(model, opt, batch.tokens.data(), batch.targets.data(), batch.B, batch.T, s, st,

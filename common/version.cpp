@@ -1,4 +1,4 @@
-#include "model/version.hpp"
+#include "common/version.hpp"
 
 namespace srbench {
 

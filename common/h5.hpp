@@ -30,7 +30,7 @@
 #include <variant>
 #include <vector>
 
-namespace srbench::model {
+namespace srbench {
 
 namespace h5_handle {
 
@@ -77,6 +77,17 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Runs `read`, turning this layer's errors into E's with the same message: for a caller to whom
+// a file that does not read is a bad input (a checkpoint's ModelError, a batch file's InputError).
+template <typename E, typename F>
+auto errors_as(F&& read) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    throw E(e.what());
+  }
+}
 
 // Turns off HDF5's automatic printing of its error stack (idempotent).
 void silence_errors();
@@ -190,4 +201,4 @@ void write_table(hid_t loc, const std::string& name, const std::vector<Column>& 
 std::vector<TableRow> read_table(hid_t loc, const std::string& name, const std::vector<Column>& columns);
 
 }  // namespace h5
-}  // namespace srbench::model
+}  // namespace srbench

@@ -1,8 +1,8 @@
-#include "model/field_table.hpp"
+#include "common/field_table.hpp"
 
 #include <yaml-cpp/yaml.h>
 
-namespace srbench::model {
+namespace srbench {
 
 void write_fields_impl(YAML::Emitter& out, const std::vector<std::string>& keys,
                        const std::function<void(size_t, YAML::Emitter&)>& write_value) {
@@ -21,4 +21,4 @@ void write_fields_impl(YAML::Emitter& out, const std::vector<std::string>& keys,
   if (!open.empty()) out << YAML::EndMap;
 }
 
-}  // namespace srbench::model
+}  // namespace srbench

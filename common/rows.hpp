@@ -1,9 +1,13 @@
-// What a right-padded batch says about each of its rows, besides tokens and targets.
+// What a right-padded batch [B,T] says about its targets and each of its rows: shared by the task
+// generators (tasks/), the model (model/) and the batch files of `srbench forward` (common/batch_file).
 #pragma once
 
 #include <cstdint>
 
-namespace srbench::model {
+namespace srbench {
+
+inline constexpr int32_t kNotScored = -1;  // a target that is not scored (padding, an unscored position)
+
 
 // Per row b of a batch [B,T], both optional (nullptr: every row T long, with an input tape of T):
 // - lengths[b] in [1, T]: the row's own length; positions at or past it are right padding (a
@@ -15,4 +19,4 @@ struct RowLengths {
   const int32_t* input_lengths = nullptr;
 };
 
-}  // namespace srbench::model
+}  // namespace srbench

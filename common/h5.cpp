@@ -1,4 +1,4 @@
-#include "model/h5.hpp"
+#include "common/h5.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include <system_error>
 #include <type_traits>
 
-namespace srbench::model {
+namespace srbench {
 
 namespace h5_handle {
 
@@ -700,4 +700,4 @@ std::vector<TableRow> read_table(hid_t loc, const std::string& name, const std::
 }
 
 }  // namespace h5
-}  // namespace srbench::model
+}  // namespace srbench

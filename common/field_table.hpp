@@ -21,7 +21,7 @@ namespace YAML {
 class Emitter;
 }
 
-namespace srbench::model {
+namespace srbench {
 
 template <typename C, typename... In>
 struct Field {
@@ -80,4 +80,4 @@ void write_fields(const FieldTable<C, In...>& table, const C& c, YAML::Emitter& 
   write_fields_impl(out, keys, [&](size_t i, YAML::Emitter& e) { table[index[i]].write(c, e); });
 }
 
-}  // namespace srbench::model
+}  // namespace srbench
