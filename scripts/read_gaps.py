@@ -18,7 +18,7 @@ Per (entry, model) it prints, for each gap bin [lo, hi) of `--bins` (and each ba
 positions of `--positions`, the read's pair or input counted from 1: in the sparse regime a long
 gap is mostly a late read, and the bands separate the two), the reads over all runs,
 the error rate (wrong / reads) as the mean over runs with its 95% percentile bootstrap interval
-over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left out), and the runs
+over runs (the report's bootstrap, srbench.analysis.bootstrap; runs without a read in the bin left out), and the runs
 with a read there.
 
 `--by-write` splits every row by what the read's write did to the state, and adds `stale`, the
@@ -43,7 +43,7 @@ import tempfile
 
 import numpy as np
 
-from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
+from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 TASKS = ("ffl", "flipflop")
 KINDS = ("change", "repeat", "first", "none")  # --by-write's split, in its rows' order
