@@ -13,7 +13,7 @@ that fitted (`fitted` = 1; id_acc reached train.target_accuracy) — and, with -
 that has diagnostics:
   n         the runs used, and how many of all the group's runs fitted
   mean H    the mean over heads of attn_entropy, then the mean over runs, with a 95% percentile
-            bootstrap interval over runs (10,000 resamples of the runs, numpy seed 0)
+            bootstrap interval over runs (the report's: srbench.analysis.bootstrap)
   max H     the most uniform head of each run (max over layers and heads), mean over runs [interval]
   min H     the sparsest head of each run (min over layers and heads), mean over runs [interval]
   max attn  the sparsest head's attn_max (mean largest attention weight), mean over runs
@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from suite_runs import bootstrap, fail, iter_runs, open_suite
+from srbench.analysis import bootstrap, fail, open_suite
 
 
 def read_groups(path, tasks, models, use_all, diag="diag"):
@@ -41,7 +41,7 @@ def read_groups(path, tasks, models, use_all, diag="diag"):
     groups = {}
     order = []
     with open_suite(path) as f:
-        for g, key in iter_runs(f, tasks, models):
+        for g, key in f.runs(tasks, models):
             a = g.attrs
             if diag not in g or "attn_entropy" not in g[diag]:
                 continue

@@ -20,7 +20,7 @@ first token's own row is left out; every key j ≤ i of a causal model):
 Runs are listed in the order given (with `--fitted`, those that fitted only); heads are not
 comparable across runs (their order is arbitrary). `--sparsest` prints instead, per (entry,
 model, layer), the mean over runs of each run's sparsest head in that layer (least entropy) with
-its 95% percentile bootstrap interval over runs (10,000 resamples, numpy seed 0).
+its 95% percentile bootstrap interval over runs (the report's bootstrap, srbench.analysis.bootstrap).
 
   PYTHONPATH=build/python /usr/bin/python3 scripts/attention_reads.py results/counters-32/runs/*.h5 \\
       --length 32 [--examples 256] [--latest w1,w2] [--fitted] [--sparsest] \\
@@ -30,25 +30,12 @@ import argparse
 import math
 import os
 import subprocess
-import sys
 import tempfile
 
 import numpy as np
 
-from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
-
-
-def srbench_module():
-    try:
-        import srbench
-    except ImportError:
-        here = os.path.dirname(os.path.abspath(__file__))
-        sys.path.insert(0, os.path.join(here, "..", "build", "python"))
-        try:
-            import srbench
-        except ImportError:
-            fail("srbench's Python module was not found: build it and set PYTHONPATH=build/python")
-    return srbench
+import srbench
+from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 
 def head_reads(alpha, tokens, lengths, symbols, latest):
@@ -128,7 +115,6 @@ def main(argv=None):
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     overrides, exe = checkpoint_options(a)
-    module = srbench_module()
     import h5py
 
     rows, columns = [], []
@@ -139,7 +125,7 @@ def main(argv=None):
                 continue
             task_name, params, data_seed = r["task"], {**r["params"], **overrides}, r["data_seed"]
             try:
-                task = module.Task(task_name, data_seed, **params)
+                task = srbench.Task(task_name, data_seed, **params)
             except ValueError as e:
                 fail(f"{path}: {e}")
             vocab = list(task.vocab)

@@ -21,9 +21,8 @@ import os
 import sys
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from suite_runs import fail, iter_runs, open_suite  # noqa: E402
+import srbench
+from srbench.analysis import fail, open_suite
 
 
 def constant_scores(suite, srbench, run):
@@ -55,10 +54,6 @@ def main():
     if not args.tol >= 0:
         fail(f"--tol must be >= 0, got {args.tol}")
     try:
-        import srbench
-    except ImportError:
-        fail("cannot import srbench: run scripts/install-python.sh or set PYTHONPATH=build/python")
-    try:
         suite = srbench.load_suite(args.suite)
     except ValueError as e:
         fail(str(e))
@@ -68,7 +63,7 @@ def main():
     scores = {}
     if args.results:
         f = open_suite(args.results)
-        for g, (entry, _model, _grid) in iter_runs(f):
+        for g, (entry, _model, _grid) in f.runs():
             scores.setdefault(entry, []).append(float(g.attrs.get("ood_token_acc", math.nan)))
     rows = []
     for entry, run in first.items():

@@ -6,7 +6,7 @@ entropy (less representation collapse). From `diag/<quantity>` (after training) 
 `diag_init/<quantity>` (the same model before its first step; docs/harness.md "Diagnostics"),
 this prints per (task entry, model entry, grid point), at `--layer` (default -1: the last layer;
 Python indexing, so -2 is the one before), the mean over seeds with its 95% percentile bootstrap
-interval over seeds (10,000 resamples, numpy seed 0) at init and trained, and their change.
+interval over seeds (the report's bootstrap, srbench.analysis.bootstrap) at init and trained, and their change.
 `--quantity` is value_entropy (ours: Shannon entropy of L2-normalised vectors) or
 value_entropy_lime (LIMe's reference measure: Rényi-½ of standardised vectors), or the
 hidden_entropy twins. `--compare A B` prints instead the paired difference A − B over the seeds
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from suite_runs import bootstrap, fail, iter_runs, open_suite
+from srbench.analysis import bootstrap, fail, open_suite
 
 QUANTITIES = ["value_entropy", "value_entropy_lime", "hidden_entropy", "hidden_entropy_lime"]
 
@@ -39,7 +39,7 @@ def read(path, quantity, layer, tasks=(), models=()):
     """{(entry, model, grid): {seed: (init, trained)}} in suite order."""
     out = {}
     with open_suite(path) as f:
-        for g, key in iter_runs(f, tasks, models):
+        for g, key in f.runs(tasks, models):
             seed = int(g.attrs.get("seed", -1))
             out.setdefault(key, {})[seed] = (layer_value(g, "diag_init", quantity, layer),
                                              layer_value(g, "diag", quantity, layer))

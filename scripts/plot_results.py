@@ -28,7 +28,8 @@ and marker.
 Each kind is a data function (accuracy_by_length, position_accuracy, training_curves, shortcut_gaps,
 transfer_matrix, splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
 returns the data by kind, so a test can compare what is drawn with the file.
-Needs h5py, numpy, matplotlib and yaml (Debian's /usr/bin/python3).
+Needs h5py, numpy, matplotlib and yaml (Debian's /usr/bin/python3) and `import srbench`
+(scripts/install-python.sh, or PYTHONPATH=build/python): the file is read by srbench.analysis.
 """
 import argparse
 import math
@@ -38,21 +39,17 @@ import sys
 
 import h5py
 import matplotlib
+from srbench.analysis import open_suite, run_config, text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import yaml  # noqa: E402
 from cycler import cycler  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 
 DPI = 100
 # 20 distinct colours (the default cycle repeats after 10, and a figure may hold 12-18 variants)
 plt.rcParams["axes.prop_cycle"] = cycler(color=plt.get_cmap("tab20").colors)
-
-
-def text(v):
-    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
 
 
 def style(i):
@@ -66,15 +63,6 @@ def legend_outside(ax, **kw):
     """The legend to the right of the axes, never over the data."""
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=kw.pop("fontsize", 6), loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, **kw)
-
-
-def run_config(g):
-    """A run's resolved config (the `config` attribute) as a dict; {} when absent or unreadable."""
-    try:
-        c = yaml.safe_load(text(g.attrs.get("config", ""))) or {}
-    except yaml.YAMLError:
-        return {}
-    return c if isinstance(c, dict) else {}
 
 
 def train_max_length(config):
@@ -93,21 +81,6 @@ def variant_label(model, grid):
     """"learned layers=2 output=states" for model learned, grid "model.layers=2 params.output=states"."""
     short = re.sub(r"\b(model|params|train|eval)\.", "", grid or "")
     return model + (" " + short if short else "")
-
-
-def read_runs(f):
-    """The summary rows as dicts (strings decoded), in file order."""
-    if "summary" not in f:
-        return []
-    table = f["summary"][:]
-    rows = []
-    for r in table:
-        row = {}
-        for name in table.dtype.names:
-            v = r[name]
-            row[name] = text(v) if isinstance(v, (bytes, str)) else v.item()
-        rows.append(row)
-    return rows
 
 
 def groups_of(runs):
@@ -686,8 +659,8 @@ def render_all(path, out_dir):
     """Renders every figure kind the file has data for; returns ([(png path, (w, h))], data by kind)."""
     os.makedirs(out_dir, exist_ok=True)
     written, data = [], {}
-    with h5py.File(path, "r") as f:
-        runs = read_runs(f)
+    with open_suite(path) as suite:
+        f, runs = suite.h5, suite.summary_rows()
         if not runs:
             print("note: the file has no runs (empty /summary)")
         kinds = [  # (name, data, draw, note when there is nothing to draw)

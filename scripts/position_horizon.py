@@ -8,7 +8,7 @@ docs/harness.md) of the condition-id row at `--length`, a run's horizon is the n
 scored positions whose accuracy is at least `--threshold` (0.9): 0 when the first is below it,
 the number of scored positions when none is. Per (task entry, model entry, grid point) this
 prints the mean horizon over the runs with its 95% percentile bootstrap interval over runs
-(10,000 resamples, numpy seed 0), the min and max, and the number of scored positions.
+(the report's bootstrap, srbench.analysis.bootstrap), the min and max, and the number of scored positions.
 
 `--condition` takes another evaluation condition (a shift, e.g. p_write=0.1) instead of id;
 `--blocks K` prints instead the error rate (1 - accuracy) in K equal blocks of the scored
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from suite_runs import bootstrap, fail, iter_runs, open_suite, text
+from srbench.analysis import bootstrap, fail, open_suite, text
 
 
 def horizon(acc, threshold):
@@ -43,7 +43,7 @@ def blocks_of(acc, k):
 def read(path, length, threshold, tasks, models, condition="id", blocks=0):
     groups, order = {}, []
     with open_suite(path) as f:
-        for g, key in iter_runs(f, tasks, models):
+        for g, key in f.runs(tasks, models):
             if "eval" not in g or "position_acc" not in g["eval"]:
                 continue
             conds = [text(c) for c in g["eval/conditions"][:]]

@@ -7,7 +7,7 @@ A flip-flop read must return the bit of the last write; Liu et al. ("Exposing at
 script evaluates the run's model with `srbench eval --failures` on examples 0..N−1 of the `eval`
 stream under the run's data_seed (the examples its own evaluation used) at `--length`, with the
 run's task parameters and `--set` overrides (e.g. p_i=0.98, the sparse regime), draws the same
-examples with `srbench sample`, and counts reads and wrong reads by their gap:
+examples from the task's generator (srbench.Task, as `srbench sample` draws them), and counts reads and wrong reads by their gap:
 - `ffl`: the number of (instruction, bit) pairs from the last `w` pair to the `r` pair (1 = the
   pair before);
 - `flipflop`: the number of positions since the last write `w1`, `w2`, … (every input is scored; a
@@ -18,7 +18,7 @@ Per (entry, model) it prints, for each gap bin [lo, hi) of `--bins` (and each ba
 positions of `--positions`, the read's pair or input counted from 1: in the sparse regime a long
 gap is mostly a late read, and the bands separate the two), the reads over all runs,
 the error rate (wrong / reads) as the mean over runs with its 95% percentile bootstrap interval
-over runs (10,000 resamples, numpy seed 0; runs without a read in the bin left out), and the runs
+over runs (the report's bootstrap, srbench.analysis.bootstrap; runs without a read in the bin left out), and the runs
 with a read there.
 
 `--by-write` splits every row by what the read's write did to the state, and adds `stale`, the
@@ -42,8 +42,8 @@ import subprocess
 import tempfile
 
 import numpy as np
-
-from suite_runs import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
+import srbench
+from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
 
 TASKS = ("ffl", "flipflop")
 KINDS = ("change", "repeat", "first", "none")  # --by-write's split, in its rows' order
@@ -54,6 +54,19 @@ def call(cmd):
     if p.returncode != 0:
         fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
     return p.stdout
+
+
+def eval_examples(path, task, params, data_seed, n, count):
+    """Examples 0..count−1 of the `eval` stream at length n under data_seed, from the task's
+    generator: [{tokens: names, targets: names or None where not scored}]."""
+    try:
+        t = srbench.Task(task, data_seed, **params)
+        b = t.sample(n, count, seed=data_seed, stream="eval")
+    except ValueError as e:
+        fail(f"{path}: {e}")
+    vocab = t.vocab
+    return [{"tokens": [vocab[x] for x in toks[:m]], "targets": [vocab[y] if y >= 0 else None for y in tgts[:m]]}
+            for toks, tgts, m in zip(b.tokens.tolist(), b.targets.tolist(), b.lengths.tolist())]
 
 
 def reads_of(task, tokens):
@@ -149,9 +162,7 @@ def main(argv=None):
             sets = [x for k, v in sorted(params.items()) for x in ("--set", f"{k}={v}")]
             key = (task, tuple(sets), data_seed)
             if key not in samples:
-                out = call([exe, "sample", task, "-n", str(a.length), "--count", str(a.examples), "--stream", "eval",
-                            "--seed", str(data_seed), "--format", "jsonl"] + sets)
-                samples[key] = [json.loads(s) for s in out.splitlines()]
+                samples[key] = eval_examples(path, task, params, data_seed, a.length, a.examples)
             fl = os.path.join(tmp, "failures.jsonl")
             call([exe, "eval", "--checkpoint", path, "--task", task, "--lengths", str(a.length), "--examples",
                   str(a.examples), "--data-seed", str(data_seed), "--threads", str(a.threads), "--failures", fl] + sets)

@@ -28,7 +28,7 @@ import io
 import math
 import subprocess
 
-from suite_runs import fail
+from srbench.analysis import fail
 
 
 def fnum(s):

@@ -23,7 +23,7 @@ import argparse
 
 import numpy as np
 
-from suite_runs import fail
+from srbench.analysis import fail
 
 
 def cell_distribution(p_right, length, cells):

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <variant>
 
+#include "harness/report/stats.hpp"
 #include "harness/results/results.hpp"
 #include "harness/run/data.hpp"
 #include "harness/run/evaluate.hpp"
@@ -550,6 +551,16 @@ std::vector<RowTuple> rows_of(const harness::RunResult& r) {
   return out;
 }
 
+// The report's statistics of one metric across seeds (harness/report/stats.hpp) as a dict: n,
+// mean, std, min, median, max, ci_lo, ci_hi — the numbers `srbench report` prints for those values.
+py::dict seed_stats_of(const std::vector<double>& values) {
+  const harness::SeedStats s = harness::seed_stats(values);
+  py::dict d;
+  d["n"] = s.n, d["mean"] = s.mean, d["std"] = s.std, d["min"] = s.min, d["median"] = s.median, d["max"] = s.max;
+  d["ci_lo"] = s.ci_lo, d["ci_hi"] = s.ci_hi;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_srbench, m) {
@@ -571,6 +582,11 @@ PYBIND11_MODULE(_srbench, m) {
   });
   m.attr("__version__") = srbench::version();
   m.def("tasks", &task_list);
+  m.def("seed_stats", &seed_stats_of, py::arg("values"));
+  m.def("bootstrap_mean_interval", [](const std::vector<double>& values, double level, int resamples) {
+    const harness::Interval ci = harness::bootstrap_mean_interval(values, level, resamples);
+    return std::make_pair(ci.lo, ci.hi);
+  }, py::arg("values"), py::arg("level") = 0.95, py::arg("resamples") = 10000);
 
   py::class_<PyBatch>(m, "Batch")
       .def_readonly("tokens", &PyBatch::tokens)

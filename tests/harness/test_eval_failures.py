@@ -26,13 +26,10 @@ import tempfile
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "parity"))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
-import reference  # noqa: E402
-from checks import check, finish  # noqa: E402
-from parity_report import run  # noqa: E402
-from test_parity import randomise  # noqa: E402
+import reference
+from checks import check, finish
+from parity_report import run
+from test_parity import randomise
 
 DATA_SEED, EXAMPLES, LENGTHS, SHIFT = 3, 300, [1, 3], "p1=0.9"
 MIN_MARGIN = 1e-4  # the reference's best logit above the second at every scored position

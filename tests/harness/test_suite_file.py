@@ -22,8 +22,7 @@ import tempfile
 import h5py
 import numpy as np
 import pandas as pd
-
-FAILURES = []
+from checks import check, finish
 
 SUMMARY_FIELDS = ["run_id", "task", "entry", "model", "seed", "grid", "status", "id_acc", "ood_length_acc",
                   "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s",
@@ -36,12 +35,6 @@ RUN_ATTRS_FLOAT = {"wall_s", "tokens_per_s", "id_acc", "ood_length_acc", "shift_
                    "final_train_loss", "ood_token_acc", "chance", "eval_s"}
 METRICS = ["id_acc", "ood_length_acc", "ood_token_acc", "shift_acc", "shortcut_gap", "final_train_loss"]
 TRAIN_MIN, TRAIN_MAX = 2, 8  # the fixture suite's train.length
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-    return cond
 
 
 def same(a, b, rtol=1e-12):
@@ -304,13 +297,7 @@ def main():
                 check_diagnostics_at_init(f, df, a.srbench, path)
             check_report_table(df, a.srbench, path)
         check_usage_errors(a.srbench, tmp, os.path.join(tmp, "mini", "runs", expected_ids[0] + ".h5"))
-    if FAILURES:
-        print(f"FAIL: {len(FAILURES)} check(s) failed")
-        for x in FAILURES[:50]:
-            print("  " + x)
-        return 1
-    print("ok: suite file layout and report numbers")
-    return 0
+    return finish("suite file layout and report numbers")
 
 
 if __name__ == "__main__":

@@ -38,9 +38,8 @@ import h5py
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference  # noqa: E402
-from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,  # noqa: E402
+import reference
+from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,
                            check, current, failures, lr_factor, report, run)
 
 V, D, L, MAX_LEN = 11, 16, 2, 16

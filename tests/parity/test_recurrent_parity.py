@@ -33,11 +33,10 @@ import h5py
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import recurrent_reference as ref  # noqa: E402
-from reference import load_checkpoint, relative_error, save_params  # noqa: E402
+import recurrent_reference as ref
+from reference import load_checkpoint, relative_error, save_params
 # the tolerances, the check table and the AdamW schedule of the transformer's parity test
-from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,  # noqa: E402
+from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,
                            check, current, failures, lr_factor, report, run, sweep_run_files)
 
 V, D, L, B, T = 11, 16, 2, 5, 13

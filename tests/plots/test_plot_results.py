@@ -22,6 +22,7 @@ from contextlib import redirect_stdout
 
 import h5py
 import numpy as np
+from checks import check, finish
 from PIL import Image
 
 SUITE = """name: tiny
@@ -38,15 +39,6 @@ models:
   - name: alibi
     model: {position: alibi}
 """
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
 
 def close(a, b, what, tol=1e-12):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -307,11 +299,7 @@ def main():
         check(r.returncode == 0 and "acc_vs_length_parity.png (1100x420)" in r.stdout, f"cli run: {r.stdout}{r.stderr}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all plot checks passed")
-    return 0
+    return finish("every figure drawn from the file's values")
 
 
 if __name__ == "__main__":

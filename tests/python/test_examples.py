@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 import srbench
+from checks import check, finish
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -24,43 +25,30 @@ def main():
     args = ap.parse_args()
     out = tempfile.mkdtemp(prefix="srbench-examples-")
     env = dict(os.environ, SRBENCH_TUTORIAL_OUT=out, SRBENCH_ROOT=ROOT)
-    failures = []
     if args.script:
         p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "train_gru.py")], env=env, cwd=out,
                            capture_output=True, text=True)
     else:
         p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "make_notebook.py"), "--check"],
                            capture_output=True, text=True)
-        if p.returncode != 0:
-            failures.append(p.stdout.strip())
+        check(p.returncode == 0, p.stdout.strip())
         p = subprocess.run(["/usr/bin/python3", "-m", "nbconvert", "--to", "notebook", "--execute",
                             "--ExecutePreprocessor.timeout=600", "--output-dir", out, "--output", "executed",
                             os.path.join(ROOT, "examples", "tutorial.ipynb")],
                            env=env, cwd=os.path.join(ROOT, "examples"), capture_output=True, text=True)
-    if p.returncode != 0:
-        failures.append(f"exit {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    else:
+    if check(p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"):
         r = srbench.read_results(os.path.join(out, "tutorial.h5"))
         models = r.summary.groupby("model").size().to_dict()
-        if models != {"learned": 2, "alibi": 2, "gru": 2}:
-            failures.append(f"runs per model {models}, expected learned 2, alibi 2, gru 2")
-        if not (r.summary.status == "ok").all():
-            failures.append(f"status {list(r.summary.status)}")
+        check(models == {"learned": 2, "alibi": 2, "gru": 2}, f"runs per model {models}, expected learned 2, alibi 2, gru 2")
+        check((r.summary.status == "ok").all(), f"status {list(r.summary.status)}")
         gru = r.summary[r.summary.model == "gru"]
-        if len(r.curves[r.curves.run_id.isin(gru.run_id)]) != 2 * 3:
-            failures.append("the GRU runs' curves do not have 3 points each")
-        if not (gru.id_acc > 0.5).all():
-            failures.append(f"the GRU did not learn flip-flop in distribution: id_acc {list(gru.id_acc)}")
+        check(len(r.curves[r.curves.run_id.isin(gru.run_id)]) == 2 * 3, "the GRU runs' curves do not have 3 points each")
+        check((gru.id_acc > 0.5).all(), f"the GRU did not learn flip-flop in distribution: id_acc {list(gru.id_acc)}")
         fig = os.path.join(out, "tutorial-figures", "acc_vs_length_flipflop.png")
-        if not os.path.exists(fig):
-            failures.append(f"no figure {fig}")
+        check(os.path.exists(fig), f"no figure {fig}")
         print(r.summary[["model", "seed", "id_acc", "ood_length_acc", "shift_acc"]].to_string(index=False))
-    if failures:
-        print("FAIL:\n  " + "\n  ".join(failures))
-        return 1
-    print("ok: " + ("examples/train_gru.py" if args.script else "examples/tutorial.ipynb") + " ran; "
-          "built-in and GRU runs merged, reported and plotted")
-    return 0
+    return finish(("examples/train_gru.py" if args.script else "examples/tutorial.ipynb") + " ran; "
+                  "built-in and GRU runs merged, reported and plotted")
 
 
 if __name__ == "__main__":

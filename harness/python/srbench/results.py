@@ -50,19 +50,23 @@ class Results:
             evals, curves = [], []
             for run_id in order:
                 g = runs[run_id]
-                e = g["eval"]
-                conditions = [_str(c) for c in e["conditions"][:]]
-                rows = {"run_id": run_id, "length": e["length"][:],
-                        "condition": [conditions[c] for c in e["condition"][:]]}
-                for c in _EVAL_COLUMNS:
-                    rows[c] = e[c][:] if c in e else np.full(len(e["length"]), np.nan)
-                evals.append(pd.DataFrame(rows))
-                c = g["curve"]
-                curves.append(pd.DataFrame({"run_id": run_id, **{k: c[k][:] for k in _CURVE_COLUMNS}}))
+                if "eval" in g:  # a hand-made run file may hold only some groups
+                    evals.append(self._evals_of(run_id, g["eval"]))
+                if "curve" in g:
+                    c = g["curve"]
+                    curves.append(pd.DataFrame({"run_id": run_id, **{k: c[k][:] for k in _CURVE_COLUMNS}}))
         self.evals = pd.concat(evals, ignore_index=True) if evals else pd.DataFrame(
             columns=["run_id", "length", "condition"] + _EVAL_COLUMNS)
         self.curves = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
             columns=["run_id"] + _CURVE_COLUMNS)
+
+    @staticmethod
+    def _evals_of(run_id, e):
+        conditions = [_str(c) for c in e["conditions"][:]]
+        rows = {"run_id": run_id, "length": e["length"][:], "condition": [conditions[c] for c in e["condition"][:]]}
+        for c in _EVAL_COLUMNS:
+            rows[c] = e[c][:] if c in e else np.full(len(e["length"]), np.nan)
+        return pd.DataFrame(rows)
 
     @staticmethod
     def _summary_of(run_id, g):

@@ -20,7 +20,6 @@ Needs torch, h5py, numpy, yaml, pandas; fails, never skips.
 import argparse
 import io
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,14 +29,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "parity"))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-import reference  # noqa: E402
-from checks import check, finish  # noqa: E402
-from parity_report import run, sweep_run_files  # noqa: E402
-from suite_runs import bootstrap  # noqa: E402
+import reference
+from checks import check, finish
+from parity_report import run, sweep_run_files
+from srbench.analysis import bootstrap
 
 SUITE = """name: reads
 seeds: [0, 1]

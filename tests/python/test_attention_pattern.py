@@ -15,14 +15,7 @@ import tempfile
 
 import h5py
 import numpy as np
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 def write_run(f, rid, entry, model, seed, fitted, ent, amax, ent0=None, amax0=None):
@@ -128,8 +121,7 @@ def main():
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--figure", fig], capture_output=True, text=True)
     check(out.returncode == 0 and os.path.getsize(fig) > 1000 and open(fig, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
           "the figure is a PNG")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("attention_pattern.py"))
 
 
 if __name__ == "__main__":

@@ -9,19 +9,11 @@ examples).
 import argparse
 import importlib.util
 import itertools
-import os
 import subprocess
 import sys
 
 import numpy as np
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 def brute(p_right, length, cells):
@@ -58,7 +50,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))  # its sibling module suite_runs
     spec = importlib.util.spec_from_file_location("shift_coverage", a.script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -83,8 +74,7 @@ def main():
                       (["--steps", "0"], "--steps")):
         out = subprocess.run(["/usr/bin/python3", a.script, *bad], capture_output=True, text=True)
         check(out.returncode == 2 and word in out.stderr, f"{' '.join(bad)}: exit 2 naming {word} ({out.stderr!r})")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("shift_coverage.py"))
 
 
 if __name__ == "__main__":

@@ -15,15 +15,9 @@ import tempfile
 
 import h5py
 import numpy as np
+from checks import check, finish
 
-failures = []
 nan = float("nan")
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def write_run(f, rid, entry, model, seed, rows):
@@ -104,8 +98,7 @@ def main():
     out = subprocess.run(["/usr/bin/python3", a.script, os.path.join(d, "nosuch.h5"), "--length", "4"],
                          capture_output=True, text=True)
     check(out.returncode == 2 and "no such file" in out.stderr, f"a missing file: exit 2 naming it: {out.stderr!r}")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("position_horizon.py"))
 
 
 if __name__ == "__main__":

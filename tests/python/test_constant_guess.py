@@ -17,14 +17,7 @@ import h5py
 import numpy as np
 import pandas as pd
 import srbench
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 SUITE = """name: cg
@@ -91,11 +84,7 @@ def main():
                            ([path, "--results", os.path.join(tmp, "none.h5")], "no such file")]:
             r = subprocess.run([sys.executable, a.script] + args, capture_output=True, text=True)
             check(r.returncode == 2 and what in r.stderr, f"{args}: exit {r.returncode}, {r.stderr!r}")
-    if failures:
-        print(f"FAIL: {len(failures)} check(s)")
-        return 1
-    print("ok: constant_guess.py")
-    return 0
+    return finish("constant_guess.py")
 
 
 if __name__ == "__main__":

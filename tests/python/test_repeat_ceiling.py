@@ -12,14 +12,7 @@ import json
 import subprocess
 import sys
 from contextlib import redirect_stdout
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 def main():
@@ -49,8 +42,7 @@ def main():
     rc = subprocess.run([sys.executable, a.script, "--srbench", a.srbench, "parity", "-n", "4", "--set", "p1=2"],
                         capture_output=True, text=True)
     check(rc.returncode == 2 and "p1" in rc.stderr, f"a bad parameter: exit {rc.returncode} {rc.stderr}")
-    print(f"{len(failures)} of the checks failed" if failures else "every check passed")
-    return 1 if failures else 0
+    return finish("repeat_ceiling.py")
 
 
 if __name__ == "__main__":

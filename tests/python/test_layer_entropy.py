@@ -14,14 +14,7 @@ import tempfile
 
 import h5py
 import numpy as np
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 def make(path):
@@ -92,11 +85,7 @@ def main():
             check(r.returncode == 2 and what in r.stderr, f"{args}: exit {r.returncode} {r.stderr!r}")
         r = subprocess.run([sys.executable, a.script, os.path.join(tmp, "none.h5")], capture_output=True, text=True)
         check(r.returncode == 2 and "no such file" in r.stderr, f"missing file: {r.stderr!r}")
-    if failures:
-        print(f"FAIL: {len(failures)} check(s)")
-        return 1
-    print("ok: layer_entropy.py")
-    return 0
+    return finish("layer_entropy.py")
 
 
 if __name__ == "__main__":

@@ -9,14 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, finish
 
 
 REPORT = """task,entry,model,arch,grid,runs,ok,diverged,failed,fitted,metric,n,mean,std,min,median,max,ci_lo,ci_hi,frac_target
@@ -86,8 +79,7 @@ def main():
     out = run(a.script, "--csv", os.path.join(d, "nosuch.csv"))
     check(out.returncode == 2 and "nosuch.csv" in out.stderr and "Traceback" not in out.stderr,
           f"a missing --csv: exit 2 naming it: {out.stderr!r}")
-    print(f"{len(failures)} failures")
-    sys.exit(1 if failures else 0)
+    sys.exit(finish("results_table.py"))
 
 
 if __name__ == "__main__":
