@@ -2,9 +2,11 @@
 """scripts/shift_coverage.py against a brute force over every walk: gridworld's cell (with the
 clamped edges) and dyck's depth (with the forced moves) per position, the expected training
 counts, and the 1..8 case the review worked by hand (c8 at position 7 in 1 of 2048 training
-examples).
+examples). The script's exact chains re-state the two tasks' rules, so they are also held against
+the generators themselves (srbench.Task's samples, within 5 binomial standard deviations): a
+change to a generator that the script does not follow fails here.
 
-    /usr/bin/python3 tests/harness/test_shift_coverage.py --script scripts/shift_coverage.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_shift_coverage.py --script scripts/shift_coverage.py
 """
 import argparse
 import importlib.util
@@ -13,6 +15,7 @@ import subprocess
 import sys
 
 import numpy as np
+import srbench
 from checks import check, finish
 
 
@@ -46,6 +49,20 @@ def brute_dyck(p_open, length, max_depth):
     return out
 
 
+def generator_frequencies(task, label_offset, length, count, **params):
+    """[t, c]: the share of `count` generated examples whose label at position t is c."""
+    t = srbench.Task(task, **params)
+    labels = t.sample(n=length, count=count, seed=11).targets - label_offset
+    classes = len(t.vocab) - label_offset
+    return np.stack([np.bincount(labels[:, i], minlength=classes) for i in range(length)]) / count
+
+
+def agrees_with_generator(got, freq, count):
+    """Every probability within 5 binomial standard deviations (and 1e-9) of the generator's share."""
+    bound = 5 * np.sqrt(got * (1 - got) / count) + 1e-9
+    return bool(np.all(np.abs(freq - got) <= bound)), float(np.abs(freq - got).max())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
@@ -61,6 +78,15 @@ def main():
         got, want = mod.depth_distribution(p, T, m), brute_dyck(p, T, m)
         check(np.allclose(got, want, atol=1e-12), f"dyck depth distribution p_open={p} T={T} max_depth={m}: "
               f"max diff {np.abs(got - want).max():.3g}")
+    count = 40000
+    for p, T, cells in ((0.5, 10, 4), (0.8, 12, 9)):  # gridworld: L R c0..c{cells-1}
+        ok, worst = agrees_with_generator(mod.cell_distribution(p, T, cells),
+                                          generator_frequencies("gridworld", 2, T, count, cells=cells, p_right=p), count)
+        check(ok, f"cell distribution p={p} T={T} cells={cells} against gridworld's generator: worst {worst:.3g}")
+    for p, T, m in ((0.5, 11, 3), (0.8, 10, 8)):  # dyck k=1, label depth: ( ) d0..d{max_depth}
+        ok, worst = agrees_with_generator(mod.depth_distribution(p, T, m), generator_frequencies(
+            "dyck", 2, T, count, k=1, label="depth", max_depth=m, p_open=p), count)
+        check(ok, f"dyck depth distribution p_open={p} T={T} max_depth={m} against dyck's generator: worst {worst:.3g}")
     # expected counts: lengths 1..8 uniform, 25,600 examples; position t exists in (8 - t) / 8 of them
     counts = mod.expected_training_counts(1, 8, 25600, 9)
     want = brute(0.5, 8, 9) * (np.array([(8 - t) / 8 for t in range(8)])[:, None]) * 25600
