@@ -3,7 +3,7 @@
 statistics (mean, max, min over heads, the sparsest head's attn_max), the mean over runs and its
 bootstrap interval, recomputed here from the arrays written.
 
-    /usr/bin/python3 tests/harness/test_attention_pattern.py --script scripts/attention_pattern.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_attention_pattern.py --script scripts/attention_pattern.py
 """
 import argparse
 import csv

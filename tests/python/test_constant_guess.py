@@ -4,7 +4,7 @@
 the evaluation examples, which the test reads back from the predictor's own batches and labels
 itself; and the count of runs at it, on a suite file made here with h5py.
 
-    PYTHONPATH=build/python /usr/bin/python3 tests/harness/test_constant_guess.py --script scripts/constant_guess.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_constant_guess.py --script scripts/constant_guess.py
 """
 import argparse
 import io

@@ -3,7 +3,7 @@
 their change and the paired differences recomputed by hand, the layer chosen Python-style, runs
 without diag_init shown as "-", and bad input exiting 2.
 
-    /usr/bin/python3 tests/harness/test_layer_entropy.py --script scripts/layer_entropy.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_layer_entropy.py --script scripts/layer_entropy.py
 """
 import argparse
 import os

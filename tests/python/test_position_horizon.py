@@ -3,7 +3,7 @@
 accuracies (unscored NaN positions skipped, a first position below the threshold, a row without
 a drop), the row chosen by length and condition, and the mean and interval over runs recomputed.
 
-    /usr/bin/python3 tests/harness/test_position_horizon.py --script scripts/position_horizon.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_position_horizon.py --script scripts/position_horizon.py
 """
 import argparse
 import csv

@@ -2,7 +2,7 @@
 """scripts/repeat_ceiling.py: hand-worked leading runs, and its count on parity against a count
 made here from the same `srbench sample` examples.
 
-    /usr/bin/python3 tests/harness/test_repeat_ceiling.py --srbench build/harness/srbench \
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_repeat_ceiling.py --srbench build/harness/srbench \
         --script scripts/repeat_ceiling.py
 """
 import argparse

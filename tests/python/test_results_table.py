@@ -2,7 +2,7 @@
 """scripts/results_table.py on hand-written report csvs: which row fills which cell, the interval
 and count formatting, and clear errors for the wrong kind of csv.
 
-    /usr/bin/python3 tests/harness/test_results_table.py --script scripts/results_table.py
+    PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_results_table.py --script scripts/results_table.py
 """
 import argparse
 import os
