@@ -1,17 +1,18 @@
 // `srbench merge` (run files → one suite file) and `srbench report` (a suite file → statistics
 // across seeds).
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
-#include <map>
+#include <optional>
 #include <set>
 
 #include "harness/cli/cli.hpp"
 #include "harness/report/report.hpp"
+#include "harness/report/transfer.hpp"
+#include "harness/results/assemble.hpp"
 #include "harness/results/results.hpp"
+#include "harness/suite/stored.hpp"
 #include "harness/suite/suite.hpp"
 #include "harness/sweep/claims.hpp"
 #include "harness/sweep/splines.hpp"
@@ -23,33 +24,12 @@ namespace srbench::harness {
 
 namespace {
 
-using GoodRun = RunFile;
-
-// The run files of a merge: `<dir>/runs/*.h5` when `dir` holds a `runs` folder, else `dir/*.h5`;
-// temporary files (`*.tmp*`) of runs being written are left out. Sorted by name.
-std::vector<std::string> run_files_in(const std::string& dir, std::string& runs_dir) {
+// The folder of a merge's run files: `<dir>/runs` when `dir` holds a `runs` folder, else `dir`.
+std::string runs_folder_of(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw UsageError(dir + ": no such folder");
   if (!fs::is_directory(dir, ec)) throw UsageError(dir + ": not a folder (give the folder of run files, <dir>/<suite>/runs, or the suite folder above it)");
-  runs_dir = fs::is_directory(fs::path(dir) / "runs", ec) ? (fs::path(dir) / "runs").string() : dir;
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(runs_dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || name.find(".tmp") != std::string::npos) continue;
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".h5") == 0) files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// The suite text most run files carry (ties: the first file's).
-std::string common_suite_text(const std::vector<GoodRun>& runs) {
-  std::map<std::string, int> count;
-  for (const auto& r : runs) ++count[r.suite_yaml];
-  std::string best = runs.front().suite_yaml;
-  for (const auto& r : runs)
-    if (count[r.suite_yaml] > count[best]) best = r.suite_yaml;
-  return best;
+  return fs::is_directory(fs::path(dir) / "runs", ec) ? (fs::path(dir) / "runs").string() : dir;
 }
 
 std::string describe_run(const RunResult& r) {
@@ -62,13 +42,88 @@ std::string describe_spec(const RunSpec& s) {
          (s.grid.empty() ? "" : " · " + s.grid) + " · seed " + std::to_string(s.seed);
 }
 
-std::string suite_name(const std::string& yaml) {
+void warn(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "srbench merge: warning: " << w << "\n";
+}
+
+// The suite the run files were written from, expanded again (its runs and searches), or none
+// (with a warning) when the stored text does not expand.
+std::optional<Suite> expand_stored_suite(const std::string& suite_text) {
   try {
-    const YAML::Node n = YAML::Load(yaml);
-    if (n.IsMap() && n["name"] && n["name"].IsScalar()) return n["name"].as<std::string>();
-  } catch (const std::exception&) {
+    Suite stored = parse_suite(suite_text, "(suite stored in the run files)");
+    resolve_splines_files(stored);
+    return stored;
+  } catch (const std::exception& e) {
+    std::cerr << "srbench merge: warning: the stored suite does not expand (" << e.what()
+              << "); cannot list missing runs, rows are ordered by run id\n";
   }
-  return "";
+  return std::nullopt;
+}
+
+// The expected runs missing from the merge, and the merged runs the suite does not list.
+void list_missing_and_foreign(const std::vector<RunSpec>& expected, const std::vector<RunFile>& merged,
+                              const std::set<std::string>& merged_ids) {
+  std::vector<const RunSpec*> missing;
+  std::set<std::string> expected_ids;
+  for (const auto& s : expected) {
+    expected_ids.insert(s.id);
+    if (!merged_ids.count(s.id)) missing.push_back(&s);
+  }
+  std::cout << "missing: " << missing.size() << " of " << expected.size() << " expected run(s)\n";
+  for (const RunSpec* s : missing) std::cout << "  " << describe_spec(*s) << "\n";
+  std::vector<const RunFile*> foreign;
+  for (const auto& g : merged)
+    if (!expected_ids.count(g.result.run_id)) foreign.push_back(&g);
+  if (foreign.empty()) return;
+  std::cout << "not in the suite (written from another suite text): " << foreign.size() << " run(s)\n";
+  for (const RunFile* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
+}
+
+// Runs being trained right now (claimed by a live sweep), and claims left by sweeps that are gone.
+void list_claims(const std::string& runs_dir, const std::vector<RunSpec>& expected, const std::set<std::string>& merged_ids) {
+  std::vector<std::pair<std::string, Claim>> live, gone;
+  for (auto& [id, claim] : claims_in(runs_dir)) {
+    if (merged_ids.count(id)) continue;
+    (claim_alive(claim, kDefaultClaimTimeout) ? live : gone).emplace_back(id, claim);
+  }
+  auto list = [&](const std::vector<std::pair<std::string, Claim>>& claims, const std::string& title) {
+    if (claims.empty()) return;
+    std::cout << title << ": " << claims.size() << " run(s)\n";
+    for (const auto& [id, claim] : claims) {
+      const auto it = std::find_if(expected.begin(), expected.end(), [&](const RunSpec& s) { return s.id == id; });
+      std::cout << "  " << (it != expected.end() ? describe_spec(*it) : id) << ": " << describe_claim(claim) << "\n";
+    }
+  };
+  list(live, "claimed by a sweep now");
+  list(gone, "claimed by a sweep that is gone (the next sweep takes them over)");
+}
+
+void list_failed_and_diverged(const std::vector<RunFile>& merged) {
+  for (const char* status : {"failed", "diverged"}) {
+    std::vector<const RunFile*> list;
+    for (const auto& g : merged)
+      if (g.result.status == status) list.push_back(&g);
+    if (list.empty()) continue;
+    std::cout << status << ": " << list.size() << " run(s)\n";
+    for (const RunFile* g : list)
+      std::cout << "  " << describe_run(g->result) << (g->result.message.empty() ? "" : ": " + g->result.message) << "\n";
+  }
+}
+
+// What a merge wrote, and what it lacks: "merged ...", then the missing runs, the runs of
+// another suite text, the claimed runs, and the failed and diverged ones.
+void print_merge(const std::string& runs_dir, const std::string& out, const SuiteContents& contents,
+                 const std::optional<Suite>& stored) {
+  static const std::vector<RunSpec> none;
+  const std::vector<RunSpec>& expected = stored ? stored->runs : none;
+  std::cout << "merged " << contents.runs.size() << " run(s) from " << runs_dir << " into " << out;
+  if (!expected.empty()) std::cout << " (suite " << stored_suite_name(contents.suite_yaml) << ": " << expected.size() << " runs expected)";
+  std::cout << "\n";
+  std::set<std::string> merged_ids;
+  for (const auto& g : contents.runs) merged_ids.insert(g.result.run_id);
+  if (!expected.empty()) list_missing_and_foreign(expected, contents.runs, merged_ids);
+  list_claims(runs_dir, expected, merged_ids);
+  list_failed_and_diverged(contents.runs);
 }
 
 }  // namespace
@@ -91,132 +146,25 @@ int cmd_merge(const Args& args) {
   if (!out_folder.empty() && !fs::is_directory(out_folder, ec))
     throw UsageError("--out " + out + ": the folder " + out_folder.string() + " does not exist");
 
-  std::string runs_dir;
-  const auto files = run_files_in(dir, runs_dir);
-  if (files.empty()) throw UsageError(runs_dir + ": no run files (*.h5) in this folder");
-
-  // Every run file that opens cleanly; a run id seen twice keeps its first file.
-  std::vector<GoodRun> good;
-  std::set<std::string> seen;
-  for (const auto& path : files) {
-    try {
-      GoodRun g = read_run_file_at(path);
-      if (!seen.insert(g.result.run_id).second) {
-        std::cerr << "srbench merge: warning: skipping " << path << ": run " << g.result.run_id
-                  << " is already in another file\n";
-        continue;
-      }
-      good.push_back(std::move(g));
-    } catch (const std::exception& e) {
-      std::cerr << "srbench merge: warning: skipping " << path << ": " << e.what() << "\n";
-    }
-  }
-  if (good.empty()) throw std::runtime_error(runs_dir + ": none of the " + std::to_string(files.size()) + " run files opens cleanly");
-
-  const std::string suite_text = common_suite_text(good);
-  if (const auto other = std::count_if(good.begin(), good.end(), [&](const GoodRun& g) { return g.suite_yaml != suite_text; }))
+  // The run files (results/assemble.hpp), the suite text most of them carry, that suite expanded.
+  const std::string runs_dir = runs_folder_of(dir);
+  RunFiles found = read_run_files(runs_dir);
+  if (found.found == 0) throw UsageError(runs_dir + ": no run files (*.h5) in this folder");
+  warn(found.warnings);
+  if (found.files.empty())
+    throw std::runtime_error(runs_dir + ": none of the " + std::to_string(found.found) + " run files opens cleanly");
+  const std::string suite_text = common_suite_text(found.files);
+  if (const auto other = std::count_if(found.files.begin(), found.files.end(), [&](const RunFile& g) { return g.suite_yaml != suite_text; }))
     std::cerr << "srbench merge: warning: " << other << " run file(s) were written from a different suite text; "
               << "the suite file keeps the text most run files carry\n";
+  const std::optional<Suite> stored = expand_stored_suite(suite_text);
 
-  // Expected runs: the suite text expanded again. Rows follow the runs' index in it; runs it does
-  // not list (written from another suite text) come after, by run id.
-  std::vector<RunSpec> expected;
-  std::vector<SearchSpec> searches;
-  bool expanded = false;
-  try {
-    Suite stored = parse_suite(suite_text, "(suite stored in the run files)");
-    resolve_splines_files(stored);
-    expected = std::move(stored.runs);
-    searches = std::move(stored.searches);
-    expanded = true;
-  } catch (const std::exception& e) {
-    std::cerr << "srbench merge: warning: the stored suite does not expand (" << e.what()
-              << "); cannot list missing runs, rows are ordered by run id\n";
-  }
-  std::map<std::string, size_t> index_of;
-  for (const auto& s : expected) index_of.emplace(s.id, s.index);
-  std::stable_sort(good.begin(), good.end(), [&](const GoodRun& a, const GoodRun& b) {
-    const auto ia = index_of.find(a.result.run_id), ib = index_of.find(b.result.run_id);
-    const bool ka = ia != index_of.end(), kb = ib != index_of.end();
-    if (ka != kb) return ka;
-    if (ka) return ia->second < ib->second;
-    return a.result.run_id < b.result.run_id;
-  });
-
-  // The searches' splines files, <suite folder>/splines/<name>.h5: those of the stored suite's
-  // searches whose file holds that search's config (all that open, if the suite does not expand).
-  std::vector<std::string> splines;
-  const fs::path splines_dir = fs::path(runs_dir).parent_path() / "splines";
-  if (fs::is_directory(splines_dir, ec)) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(splines_dir, ec)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_regular_file() && name.find(".tmp") == std::string::npos && name.size() > 3 &&
-          name.compare(name.size() - 3, 3, ".h5") == 0)
-        names.push_back(e.path().string());
-    }
-    std::sort(names.begin(), names.end());
-    for (const auto& path : names) {
-      try {
-        const SplinesFile f = read_splines_file(path);
-        const bool belongs = !expanded || std::any_of(searches.begin(), searches.end(), [&](const SearchSpec& sp) {
-          return sp.name == f.name && sp.resolved_yaml == f.config;
-        });
-        if (belongs) splines.push_back(path);
-        else std::cerr << "srbench merge: warning: skipping " << path << ": not a search of the stored suite\n";
-      } catch (const std::exception& e) {
-        std::cerr << "srbench merge: warning: skipping " << path << ": " << e.what() << "\n";
-      }
-    }
-  }
-  std::vector<RunResult> results;
-  for (const auto& g : good) results.push_back(g.result);
-  write_suite_file(out, suite_text, good, splines, compute_transfer(results));
-
-  const std::string name = suite_name(suite_text);
-  std::cout << "merged " << good.size() << " run(s) from " << runs_dir << " into " << out;
-  if (!expected.empty()) std::cout << " (suite " << name << ": " << expected.size() << " runs expected)";
-  std::cout << "\n";
-
-  std::vector<const RunSpec*> missing;
-  for (const auto& s : expected)
-    if (!seen.count(s.id)) missing.push_back(&s);
-  if (!expected.empty()) {
-    std::cout << "missing: " << missing.size() << " of " << expected.size() << " expected run(s)\n";
-    for (const RunSpec* s : missing) std::cout << "  " << describe_spec(*s) << "\n";
-    std::vector<const GoodRun*> foreign;
-    for (const auto& g : good)
-      if (!index_of.count(g.result.run_id)) foreign.push_back(&g);
-    if (!foreign.empty()) {
-      std::cout << "not in the suite (written from another suite text): " << foreign.size() << " run(s)\n";
-      for (const GoodRun* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
-    }
-  }
-  // Runs being trained right now (claimed by a live sweep), and claims left by sweeps that are gone.
-  std::vector<std::pair<std::string, Claim>> live, gone;
-  for (auto& [id, claim] : claims_in(runs_dir)) {
-    if (seen.count(id)) continue;
-    (claim_alive(claim, kDefaultClaimTimeout) ? live : gone).emplace_back(id, claim);
-  }
-  auto list_claims = [&](const std::vector<std::pair<std::string, Claim>>& claims, const std::string& title) {
-    if (claims.empty()) return;
-    std::cout << title << ": " << claims.size() << " run(s)\n";
-    for (const auto& [id, claim] : claims) {
-      const auto it = std::find_if(expected.begin(), expected.end(), [&](const RunSpec& s) { return s.id == id; });
-      std::cout << "  " << (it != expected.end() ? describe_spec(*it) : id) << ": " << describe_claim(claim) << "\n";
-    }
-  };
-  list_claims(live, "claimed by a sweep now");
-  list_claims(gone, "claimed by a sweep that is gone (the next sweep takes them over)");
-  for (const char* status : {"failed", "diverged"}) {
-    std::vector<const GoodRun*> list;
-    for (const auto& g : good)
-      if (g.result.status == status) list.push_back(&g);
-    if (list.empty()) continue;
-    std::cout << status << ": " << list.size() << " run(s)\n";
-    for (const GoodRun* g : list)
-      std::cout << "  " << describe_run(g->result) << (g->result.message.empty() ? "" : ": " + g->result.message) << "\n";
-  }
+  const std::string splines_dir = (fs::path(runs_dir).parent_path() / "splines").string();
+  const SuiteContents contents =
+      assemble_suite(std::move(found), splines_dir, suite_text, stored ? &*stored : nullptr, OtherRuns::Append);
+  warn(contents.warnings);
+  write_suite_file(out, contents, compute_transfer(contents.results()));
+  print_merge(runs_dir, out, contents, stored);
   return 0;
 }
 
@@ -280,7 +228,7 @@ int cmd_report(const Args& args) {
   if (at_init)
     for (auto& r : suite.runs) r.diag = std::move(r.diag_init);
   const auto groups = aggregate_runs(suite.runs, fitted);
-  const std::string name = suite_name(suite.suite_yaml);
+  const std::string name = stored_suite_name(suite.suite_yaml);
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;

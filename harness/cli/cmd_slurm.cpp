@@ -183,6 +183,70 @@ std::string submit(const Step& step, const std::string& previous_id) {
   return id;
 }
 
+// Writes the suite's snapshot and the job scripts (searches array if any, sweep array, merge
+// job), and says what they do. The steps, in the order they are submitted.
+std::vector<Step> write_scripts(SlurmPlan& p, const Suite& suite) {
+  fs::create_directories(p.suite_dir / "logs");
+  fs::create_directories(p.suite_dir / "slurm");
+  write_text(p.snapshot, suite.text, false);
+  std::vector<Step> steps;
+  if (p.searches > 0) {
+    p.search_tasks = static_cast<int>(std::min(p.searches, static_cast<size_t>(p.tasks)));
+    steps.push_back({"searches array job", p.suite_dir / "slurm" / "searches.sbatch", ""});
+    write_text(steps.back().script, searches_array_script(p), true);
+  }
+  steps.push_back({"array job", p.suite_dir / "slurm" / "sweep.sbatch", steps.empty() ? "" : "afterany"});
+  write_text(steps.back().script, sweep_array_script(p), true);
+  steps.push_back({"merge job", p.suite_dir / "slurm" / "merge.sbatch", "afterany"});
+  write_text(steps.back().script, merge_job_script(p), true);
+  const size_t sweep_step = steps.size() - 2;
+
+  const size_t per_lo = p.runs / static_cast<size_t>(p.tasks);
+  const size_t per_hi = (p.runs + static_cast<size_t>(p.tasks) - 1) / static_cast<size_t>(p.tasks);
+  std::cout << "suite " << p.suite_name << ": " << p.runs << " runs over " << p.tasks << " array task(s) ("
+            << per_lo << (per_hi != per_lo ? "-" + std::to_string(per_hi) : "") << " each"
+            << (p.throttle ? ", at most " + std::to_string(p.throttle) + " at once" : "") << ")\n"
+            << "wrote ";
+  if (p.searches > 0)
+    std::cout << steps[0].script.string() << "  (" << p.searches << " search(es); task I: srbench sweep --searches-only --shard I/"
+              << p.search_tasks << ")\n      ";
+  std::cout << steps[sweep_step].script.string() << "  (task I: srbench sweep --shard I/" << p.tasks
+            << (p.searches > 0 ? ", after the searches array" : "") << ")\n"
+            << "      " << steps.back().script.string() << "  (srbench merge, after the array)\n";
+  return steps;
+}
+
+// Submits the steps as a chain (each after the one before) and says how to follow them.
+void submit_chain(const SlurmPlan& p, const std::vector<Step>& steps) {
+  const size_t sweep_step = steps.size() - 2;
+  const std::string logs = (p.suite_dir / "logs").string();
+  warn_if_queued("srbench-" + p.suite_name);
+  std::vector<std::string> ids;
+  for (const Step& step : steps) {
+    try {
+      ids.push_back(submit(step, ids.empty() ? "" : ids.back()));
+    } catch (const std::exception& e) {
+      std::string done;
+      for (size_t i = 0; i < ids.size(); ++i) done += " " + steps[i].what + " " + ids[i];
+      throw std::runtime_error(std::string(e.what()) + (done.empty() ? "" : "; already submitted:" + done));
+    }
+  }
+  std::string follow;
+  for (const auto& id : ids) follow += (follow.empty() ? "" : ",") + id;
+  if (p.searches > 0)
+    std::cout << "submitted searches array job " << ids[0] << " (tasks 0-" << p.search_tasks - 1 << "), then ";
+  else
+    std::cout << "submitted ";
+  std::cout << "array job " << ids[sweep_step] << " (tasks 0-" << p.tasks - 1 << ")"
+            << (p.searches > 0 ? " (--dependency=afterany:" + ids[0] + ")" : "") << " and merge job " << ids.back()
+            << " (--dependency=afterany:" << ids[sweep_step] << ")\n"
+            << "results: " << (p.suite_dir / "runs").string() << "/ (one file per run); suite file " << p.out.string()
+            << " when the merge job is done\n"
+            << "logs:    " << (p.searches > 0 ? logs + "/searches-" + ids[0] + "_<task>.out, " : "") << logs << "/"
+            << ids[sweep_step] << "_<task>.out, " << logs << "/merge-" << ids.back() << ".out\n"
+            << "follow:  squeue -j " << follow << "   resume or retry: run this command again\n";
+}
+
 }  // namespace
 
 int cmd_slurm(const Args& args) {
@@ -245,33 +309,7 @@ int cmd_slurm(const Args& args) {
   for (const auto& a : sbatch_args) p.command_line += " --sbatch-arg=" + a;
   for (const auto& s : sets) p.command_line += " --set " + s;
 
-  fs::create_directories(p.suite_dir / "logs");
-  fs::create_directories(p.suite_dir / "slurm");
-  write_text(p.snapshot, suite.text, false);
-  std::vector<Step> steps;
-  if (p.searches > 0) {
-    p.search_tasks = static_cast<int>(std::min(p.searches, static_cast<size_t>(p.tasks)));
-    steps.push_back({"searches array job", p.suite_dir / "slurm" / "searches.sbatch", ""});
-    write_text(steps.back().script, searches_array_script(p), true);
-  }
-  steps.push_back({"array job", p.suite_dir / "slurm" / "sweep.sbatch", steps.empty() ? "" : "afterany"});
-  write_text(steps.back().script, sweep_array_script(p), true);
-  steps.push_back({"merge job", p.suite_dir / "slurm" / "merge.sbatch", "afterany"});
-  write_text(steps.back().script, merge_job_script(p), true);
-  const size_t sweep_step = steps.size() - 2;
-
-  const size_t per_lo = p.runs / static_cast<size_t>(p.tasks);
-  const size_t per_hi = (p.runs + static_cast<size_t>(p.tasks) - 1) / static_cast<size_t>(p.tasks);
-  std::cout << "suite " << p.suite_name << ": " << p.runs << " runs over " << p.tasks << " array task(s) ("
-            << per_lo << (per_hi != per_lo ? "-" + std::to_string(per_hi) : "") << " each"
-            << (p.throttle ? ", at most " + std::to_string(p.throttle) + " at once" : "") << ")\n"
-            << "wrote ";
-  if (p.searches > 0)
-    std::cout << steps[0].script.string() << "  (" << p.searches << " search(es); task I: srbench sweep --searches-only --shard I/"
-              << p.search_tasks << ")\n      ";
-  std::cout << steps[sweep_step].script.string() << "  (task I: srbench sweep --shard I/" << p.tasks
-            << (p.searches > 0 ? ", after the searches array" : "") << ")\n"
-            << "      " << steps.back().script.string() << "  (srbench merge, after the array)\n";
+  const std::vector<Step> steps = write_scripts(p, suite);
   const std::string logs = (p.suite_dir / "logs").string();
   if (!vm.count("submit")) {
     std::cout << "not submitted (add --submit); by hand, from " << p.workdir.string() << ":\n  " << submit_by_hand(steps) << "\n"
@@ -280,31 +318,7 @@ int cmd_slurm(const Args& args) {
     return 0;
   }
 
-  warn_if_queued("srbench-" + p.suite_name);
-  std::vector<std::string> ids;
-  for (const Step& step : steps) {
-    try {
-      ids.push_back(submit(step, ids.empty() ? "" : ids.back()));
-    } catch (const std::exception& e) {
-      std::string done;
-      for (size_t i = 0; i < ids.size(); ++i) done += " " + steps[i].what + " " + ids[i];
-      throw std::runtime_error(std::string(e.what()) + (done.empty() ? "" : "; already submitted:" + done));
-    }
-  }
-  std::string follow;
-  for (const auto& id : ids) follow += (follow.empty() ? "" : ",") + id;
-  if (p.searches > 0)
-    std::cout << "submitted searches array job " << ids[0] << " (tasks 0-" << p.search_tasks - 1 << "), then ";
-  else
-    std::cout << "submitted ";
-  std::cout << "array job " << ids[sweep_step] << " (tasks 0-" << p.tasks - 1 << ")"
-            << (p.searches > 0 ? " (--dependency=afterany:" + ids[0] + ")" : "") << " and merge job " << ids.back()
-            << " (--dependency=afterany:" << ids[sweep_step] << ")\n"
-            << "results: " << (p.suite_dir / "runs").string() << "/ (one file per run); suite file " << p.out.string()
-            << " when the merge job is done\n"
-            << "logs:    " << (p.searches > 0 ? logs + "/searches-" + ids[0] + "_<task>.out, " : "") << logs << "/"
-            << ids[sweep_step] << "_<task>.out, " << logs << "/merge-" << ids.back() << ".out\n"
-            << "follow:  squeue -j " << follow << "   resume or retry: run this command again\n";
+  submit_chain(p, steps);
   return 0;
 }
 

@@ -1,9 +1,8 @@
 #include "harness/report/aggregate.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <sstream>
 
+#include "harness/suite/stored.hpp"
 #include "tasks/task.hpp"
 
 #include <algorithm>
@@ -62,15 +61,7 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
 
 }  // namespace
 
-std::string run_arch(const RunResult& r) {
-  try {
-    const YAML::Node cfg = YAML::Load(r.config_yaml);
-    if (cfg.IsMap() && cfg["model"] && cfg["model"].IsMap() && cfg["model"]["arch"])
-      return cfg["model"]["arch"].as<std::string>();
-  } catch (const YAML::Exception&) {
-  }
-  return "transformer";  // recurrent.md: a config without `arch` is a transformer
-}
+std::string run_arch(const RunResult& r) { return stored_model_arch(r.config_yaml); }
 
 std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, bool fitted_only) {
   // Group membership, in order of first appearance.

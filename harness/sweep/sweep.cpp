@@ -14,6 +14,7 @@
 #include <set>
 
 #include "harness/report/transfer.hpp"
+#include "harness/results/assemble.hpp"
 #include "harness/results/results.hpp"
 #include "harness/run/resources.hpp"
 #include "harness/run/search.hpp"
@@ -230,315 +231,387 @@ void print_bidirectional_notes(const Suite& suite) {
   }
 }
 
-}  // namespace
+// ---- plan: this call's share of the suite, what is finished and what is to do ---------------
 
-SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
-  SweepOutcome outcome;
-  const std::string runs_dir = runs_dir_for(opts.out, suite.name);
-  const std::string splines_dir = fs::path(runs_dir).parent_path() / "splines";
-  std::vector<const RunSpec*> mine;
-  for (const auto& r : suite.runs)
-    if (static_cast<int>(r.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index) mine.push_back(&r);
+struct Plan {
+  std::string runs_dir, splines_dir;
+  std::vector<const RunSpec*> mine;              // this call's share (shard) of the runs
+  std::vector<MemoryEstimate> estimates;         // of mine (not with searches_only)
+  std::vector<const RunSpec*> todo;              // the unfinished runs of mine
+  std::map<std::string, std::string> status;     // of every finished run of mine, by id
+  size_t already = 0;                            // runs of mine finished before this call
+  std::vector<const SearchSpec*> searches_todo;  // the unfinished searches this call needs
+  size_t searches_done = 0;                      // ... and the finished ones
+};
 
-  std::vector<MemoryEstimate> estimates;
-  if (!opts.searches_only) {
-    for (const RunSpec* r : mine) estimates.push_back(estimate_memory(*r, opts.threads));
-    check_memory(suite, mine, estimates, opts);
-  }
-
-  std::vector<const RunSpec*> todo;
-  std::map<std::string, std::string> status;  // of every finished run of mine, by id
-  for (const RunSpec* r : mine) {
-    if (opts.searches_only) break;
-    const std::string s = finished_status(run_file(runs_dir, *r));
-    if (s.empty()) todo.push_back(r);
-    else status[r->id] = s;
-  }
-  const size_t already = status.size();
-
-  // Searches first: unsharded, every search of the suite; a shard, those its unfinished runs
-  // need; --searches-only, the searches whose index mod N is I. Finished ones are not redone.
+// Searches first: unsharded, every search of the suite; a shard, those its unfinished runs
+// need; --searches-only, the searches whose index mod N is I. Finished ones are not redone.
+void plan_searches(const Suite& suite, const SweepOptions& opts, Plan& plan) {
   std::vector<bool> wanted(suite.searches.size(), false);
   for (const auto& sp : suite.searches)
     wanted[sp.index] = opts.searches_only ? static_cast<int>(sp.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index
                                           : opts.shard_count == 1;
-  for (const RunSpec* r : todo)
+  for (const RunSpec* r : plan.todo)
     if (r->search >= 0) wanted[static_cast<size_t>(r->search)] = true;
-  std::vector<const SearchSpec*> searches_todo;
-  size_t searches_done = 0;
   for (const auto& sp : suite.searches) {
     if (!wanted[sp.index]) continue;
-    if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp)) ++searches_done;
-    else searches_todo.push_back(&sp);
+    if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp)) ++plan.searches_done;
+    else plan.searches_todo.push_back(&sp);
   }
-  check_search_memory(suite, searches_todo, opts);
+}
 
-  auto claimed_note = [&](const std::string& dir, const std::string& name) -> std::string {
-    const auto c = read_claim(dir + "/" + name + ".claim");
-    if (!c) return "";
-    return claim_alive(*c, opts.claim_timeout) ? "  [claimed: " + describe_claim(*c) + "]" : "";
-  };
-  if (opts.dry_run) {
-    std::cout << "suite " << suite.name << ": " << suite.runs.size() << " runs";
-    if (opts.shard_count > 1) std::cout << ", shard " << opts.shard_index << "/" << opts.shard_count << ": " << mine.size();
-    std::cout << " (" << already << " finished, " << todo.size() << " to run); results in " << runs_dir << "\n";
-    if (!suite.searches.empty()) {
-      std::cout << "searches: " << suite.searches.size() << " (" << searches_done << " of this call's finished, "
-                << searches_todo.size() << " to run)\n";
-      for (const auto& sp : suite.searches)
-        std::cout << "  search " << sp.index << "  " << sp.id << "  " << sp.name << "  task=" << sp.task
-                  << "  population=" << sp.population << "  steps=" << sp.train.steps
-                  << "  memory ~" << bytes_text(estimate_search_memory(sp, opts.threads).total())
-                  << (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp) ? "  [done]" : "")
-                  << claimed_note(splines_dir, sp.name) << "\n";
+// The plan, after refusing a share whose runs or searches cannot fit in memory.
+Plan plan_sweep(const Suite& suite, const SweepOptions& opts) {
+  Plan plan;
+  plan.runs_dir = runs_dir_for(opts.out, suite.name);
+  plan.splines_dir = fs::path(plan.runs_dir).parent_path() / "splines";
+  for (const auto& r : suite.runs)
+    if (static_cast<int>(r.index % static_cast<size_t>(opts.shard_count)) == opts.shard_index) plan.mine.push_back(&r);
+  if (!opts.searches_only) {
+    for (const RunSpec* r : plan.mine) plan.estimates.push_back(estimate_memory(*r, opts.threads));
+    check_memory(suite, plan.mine, plan.estimates, opts);
+    for (const RunSpec* r : plan.mine) {
+      const std::string s = finished_status(run_file(plan.runs_dir, *r));
+      if (s.empty()) plan.todo.push_back(r);
+      else plan.status[r->id] = s;
     }
-    if (opts.searches_only) return outcome;
-    print_bidirectional_notes(suite);
-    for (size_t k = 0; k < mine.size(); ++k) {
-      const RunSpec* r = mine[k];
-      std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
-      if (!r->grid.empty()) std::cout << "  " << r->grid;
-      std::cout << "  memory ~" << bytes_text(estimates[k].total());
-      std::cout << (status.count(r->id) ? "  [done]" : claimed_note(runs_dir, r->id)) << "\n";
-    }
-    // recurrent.md: per model entry (and arch), the inherited keys that do not apply and were dropped
-    std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
-    for (const RunSpec* r : mine) {
-      if (r->dropped.empty()) continue;
-      const std::string who = "model entry '" + r->model_name + "' (arch " + model::to_string(r->model.arch) + ")";
-      auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
-      if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
-      for (const auto& k : r->dropped)
-        if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) it->second.push_back(k);
-    }
-    if (!dropped.empty()) {
-      std::cout << "dropped keys (inherited, not applying to the entry's arch; not in its resolved config):\n";
-      for (const auto& [who, keys] : dropped) {
-        std::cout << "  " << who << ":";
-        for (size_t i = 0; i < keys.size(); ++i) std::cout << (i ? ", " : " ") << keys[i];
-        std::cout << "\n";
-      }
-    }
-    return outcome;
   }
+  plan.already = plan.status.size();
+  plan_searches(suite, opts, plan);
+  check_search_memory(suite, plan.searches_todo, opts);
+  return plan;
+}
 
-  StopSignals signals;  // from here on a stop signal is taken when the sweep is ready for it
-  auto interrupted = [&](int sig, size_t left) {
-    std::cout << "srbench sweep: interrupted by " << signal_name(sig) << ": " << left
-              << " run(s) in progress or not started were left unfinished (none recorded as failed); "
-                 "re-run the same command to resume\n" << std::flush;
-    outcome.signal = sig;
-    return outcome;
-  };
+// ---- dry run: the plan printed ---------------------------------------------------------------
 
-  if (!searches_todo.empty()) {
-    fs::create_directories(splines_dir);
-    Claims claims(splines_dir, opts.claim_timeout);
-    std::cout << "searches: " << searches_todo.size() << " to run, " << searches_done << " already finished\n" << std::flush;
-    auto path_of = [&](size_t i) { return splines_file_for(opts.out, suite.name, searches_todo[i]->name); };
-    const Stop stop = run_in_children(
-        searches_todo.size(), opts.jobs, signals,
-        {.start =
-             [&](size_t i) {
-               const SearchSpec& sp = *searches_todo[i];
-               if (search_finished(path_of(i), sp)) return Start::Never;
-               if (!claims.take(sp.name)) return Start::Later;  // its runs need it: wait for its claimer
-               if (search_finished(path_of(i), sp)) {  // finished just before the claim was free
-                 claims.release(sp.name);
-                 return Start::Never;
-               }
-               remove_temporaries(splines_dir, sp.name + ".h5");
-               return Start::Now;
-             },
-         .child = [&](size_t i) { child_search(suite, *searches_todo[i], path_of(i), opts.threads); },
-         .started = [&](size_t i, pid_t pid) { claims.set_run_pid(searches_todo[i]->name, pid); },
-         .done =
-             [&](size_t i, pid_t pid, int wait_status, double secs, bool stopping) {
-               const SearchSpec& sp = *searches_todo[i];
-               std::string line = "search " + sp.name + "  " + fmt_duration(secs) + "  ";
-               Stop why;
-               try {
-                 const SplinesFile f = read_splines_file(path_of(i));
-                 line += f.status;
-                 std::string accs;
-                 for (const auto& m : f.models) accs += (accs.empty() ? "" : " ") + fmt_acc(m.final_val_acc);
-                 line += "  final val_acc: " + accs;
-                 if (killed_by_stop_signal(wait_status) && !stopping) why.signal = WTERMSIG(wait_status);
-               } catch (const std::exception&) {
-                 remove_temporaries(splines_dir, sp.name + ".h5", pid);
-                 const ChildEnd end = judge_child("search", sp.name, wait_status, stopping);
-                 why = end.stop;
-                 line = end.failure.empty() ? "" : line + "failed (" + end.failure + ")";
-               }
-               claims.release(sp.name);
-               if (!opts.quiet && !line.empty()) std::cout << line << "\n" << std::flush;
-               return why;
-             },
-         .tick = [&] { claims.heartbeat(); },
-         .waiting = [&] { std::cout << "waiting for searches claimed by another sweep\n" << std::flush; }});
-    if (stop.signal) return interrupted(stop.signal, todo.size());
-    if (!stop.error.empty()) throw std::runtime_error(stop.error);
+// "  [claimed: ...]" when a live sweep claims `name` in `dir`, else "".
+std::string claimed_note(const std::string& dir, const std::string& name, const SweepOptions& opts) {
+  const auto c = read_claim(dir + "/" + name + ".claim");
+  if (!c) return "";
+  return claim_alive(*c, opts.claim_timeout) ? "  [claimed: " + describe_claim(*c) + "]" : "";
+}
+
+void print_dry_run_searches(const Suite& suite, const SweepOptions& opts, const Plan& plan) {
+  std::cout << "searches: " << suite.searches.size() << " (" << plan.searches_done << " of this call's finished, "
+            << plan.searches_todo.size() << " to run)\n";
+  for (const auto& sp : suite.searches)
+    std::cout << "  search " << sp.index << "  " << sp.id << "  " << sp.name << "  task=" << sp.task
+              << "  population=" << sp.population << "  steps=" << sp.train.steps
+              << "  memory ~" << bytes_text(estimate_search_memory(sp, opts.threads).total())
+              << (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp) ? "  [done]" : "")
+              << claimed_note(plan.splines_dir, sp.name, opts) << "\n";
+}
+
+// recurrent.md: per model entry (and arch), the inherited keys that do not apply and were dropped.
+void print_dropped_keys(const std::vector<const RunSpec*>& mine) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
+  for (const RunSpec* r : mine) {
+    if (r->dropped.empty()) continue;
+    const std::string who = "model entry '" + r->model_name + "' (arch " + model::to_string(r->model.arch) + ")";
+    auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
+    if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
+    for (const auto& k : r->dropped)
+      if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) it->second.push_back(k);
   }
-  if (opts.searches_only) {
-    std::cout << "searches done (shard " << opts.shard_index << "/" << opts.shard_count << ")\n";
-    return outcome;
+  if (dropped.empty()) return;
+  std::cout << "dropped keys (inherited, not applying to the entry's arch; not in its resolved config):\n";
+  for (const auto& [who, keys] : dropped) {
+    std::cout << "  " << who << ":";
+    for (size_t i = 0; i < keys.size(); ++i) std::cout << (i ? ", " : " ") << keys[i];
+    std::cout << "\n";
   }
+}
 
-  const size_t total = mine.size();
-  size_t done = already, finished_here = 0, elsewhere_done = 0;
-  std::map<std::string, Claim> elsewhere;  // runs claimed by other live sweeps, by id
-  std::cout << "sweep " << suite.name << ": " << total << " runs";
-  if (opts.shard_count > 1) std::cout << " (shard " << opts.shard_index << "/" << opts.shard_count << ")";
-  std::cout << ", " << already << " already finished, " << todo.size() << " to run, " << opts.jobs << " at a time, "
-            << opts.threads << " thread(s) each\n" << std::flush;
+void print_dry_run(const Suite& suite, const SweepOptions& opts, const Plan& plan) {
+  std::cout << "suite " << suite.name << ": " << suite.runs.size() << " runs";
+  if (opts.shard_count > 1) std::cout << ", shard " << opts.shard_index << "/" << opts.shard_count << ": " << plan.mine.size();
+  std::cout << " (" << plan.already << " finished, " << plan.todo.size() << " to run); results in " << plan.runs_dir << "\n";
+  if (!suite.searches.empty()) print_dry_run_searches(suite, opts, plan);
+  if (opts.searches_only) return;
+  print_bidirectional_notes(suite);
+  for (size_t k = 0; k < plan.mine.size(); ++k) {
+    const RunSpec* r = plan.mine[k];
+    std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
+    if (!r->grid.empty()) std::cout << "  " << r->grid;
+    std::cout << "  memory ~" << bytes_text(plan.estimates[k].total());
+    std::cout << (plan.status.count(r->id) ? "  [done]" : claimed_note(plan.runs_dir, r->id, opts)) << "\n";
+  }
+  print_dropped_keys(plan.mine);
+}
 
-  fs::create_directories(runs_dir);
-  Claims claims(runs_dir, opts.claim_timeout);
-  const bool leave_claimed = opts.shard_count > 1 || opts.sharded;
-  const auto start = Clock::now();
-  auto progress = [&] {
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const double eta = finished_here ? elapsed / static_cast<double>(finished_here) * static_cast<double>(total - done) : 0;
-    std::cout << "  progress: " << done << "/" << total << " done";
-    if (elsewhere_done) std::cout << " (" << elsewhere_done << " by other sweeps)";
-    if (!elsewhere.empty()) std::cout << ", " << elsewhere.size() << " claimed by other sweeps";
-    std::cout << ", elapsed " << fmt_duration(elapsed) << ", ETA " << fmt_duration(eta) << "\n" << std::flush;
-  };
-  // A run finished by another sweep while this one waited or worked.
-  auto finished_elsewhere = [&](const RunSpec& spec, const std::string& s) {
-    status[spec.id] = s;
-    elsewhere.erase(spec.id);
-    ++done, ++elsewhere_done;
-    if (opts.quiet) return;
-    std::cout << "[" << done << "/" << total << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed
-              << (spec.grid.empty() ? "" : "  " + spec.grid) << "  " << s << " (finished by another sweep)\n";
-    progress();
-  };
+// ---- searches: each unfinished search in its own process ------------------------------------
 
-  const Stop stop = run_in_children(
+// What a finished search process means for the sweep, and its line (`line`; "" when it was
+// interrupted).
+Stop search_done(const SearchSpec& sp, const std::string& path, const std::string& splines_dir, pid_t pid,
+                 int wait_status, double secs, bool stopping, std::string& line) {
+  line = "search " + sp.name + "  " + fmt_duration(secs) + "  ";
+  Stop why;
+  try {
+    const SplinesFile f = read_splines_file(path);
+    line += f.status;
+    std::string accs;
+    for (const auto& m : f.models) accs += (accs.empty() ? "" : " ") + fmt_acc(m.final_val_acc);
+    line += "  final val_acc: " + accs;
+    if (killed_by_stop_signal(wait_status) && !stopping) why.signal = WTERMSIG(wait_status);
+  } catch (const std::exception&) {
+    remove_temporaries(splines_dir, sp.name + ".h5", pid);
+    const ChildEnd end = judge_child("search", sp.name, wait_status, stopping);
+    why = end.stop;
+    line = end.failure.empty() ? "" : line + "failed (" + end.failure + ")";
+  }
+  return why;
+}
+
+Stop run_searches(const Suite& suite, const SweepOptions& opts, const Plan& plan, StopSignals& signals) {
+  const auto& todo = plan.searches_todo;
+  fs::create_directories(plan.splines_dir);
+  Claims claims(plan.splines_dir, opts.claim_timeout);
+  std::cout << "searches: " << todo.size() << " to run, " << plan.searches_done << " already finished\n" << std::flush;
+  auto path_of = [&](size_t i) { return splines_file_for(opts.out, suite.name, todo[i]->name); };
+  return run_in_children(
       todo.size(), opts.jobs, signals,
       {.start =
            [&](size_t i) {
-             const RunSpec& spec = *todo[i];
-             const std::string path = run_file(runs_dir, spec);
-             if (const std::string s = finished_status(path); !s.empty()) {
-               finished_elsewhere(spec, s);
+             const SearchSpec& sp = *todo[i];
+             if (search_finished(path_of(i), sp)) return Start::Never;
+             if (!claims.take(sp.name)) return Start::Later;  // its runs need it: wait for its claimer
+             if (search_finished(path_of(i), sp)) {  // finished just before the claim was free
+               claims.release(sp.name);
                return Start::Never;
              }
-             Claim holder;
-             std::string taken_over;
-             if (!claims.take(spec.id, &holder, &taken_over)) {
-               if (!elsewhere.count(spec.id) && !opts.quiet)
-                 std::cout << "run " << spec.id << " is claimed by another sweep (" << describe_claim(holder) << ")"
-                           << (leave_claimed ? "; left to it\n" : "; waiting for it\n") << std::flush;
-               elsewhere[spec.id] = holder;
-               return leave_claimed ? Start::Never : Start::Later;
-             }
-             elsewhere.erase(spec.id);
-             if (const std::string s = finished_status(path); !s.empty()) {  // written just before the claim was free
-               claims.release(spec.id);
-               finished_elsewhere(spec, s);
-               return Start::Never;
-             }
-             if (!taken_over.empty() && !opts.quiet)
-               std::cout << "run " << spec.id << ": taking over the claim of " << taken_over << "\n" << std::flush;
-             remove_temporaries(runs_dir, spec.id + ".h5");  // of killed runs: nobody else writes this run now
+             remove_temporaries(plan.splines_dir, sp.name + ".h5");
              return Start::Now;
            },
-       .child =
-           [&](size_t i) {
-             RunSpec spec = *todo[i];
-             if (spec.search >= 0) {  // stage 2: the splines of its search, finished by now
-               try {
-                 take_search_splines(spec, splines_file_for(opts.out, suite.name, suite.searches[spec.search].name));
-               } catch (const std::exception& e) {  // recorded as the run itself would have recorded it
-                 RunResult r = failed_result(spec, e.what(), 0);
-                 r.splines_from = spec.splines_from;
-                 try {
-                   write_run_file(run_file(runs_dir, spec), r, suite.text, nullptr);
-                 } catch (const std::exception& w) {
-                   cannot_write("run", spec.id, w);
-                 }
-                 _exit(0);
-               }
-             }
-             child_run(suite, spec, run_file(runs_dir, spec), opts.threads);
-           },
-       .started = [&](size_t i, pid_t pid) { claims.set_run_pid(todo[i]->id, pid); },
+       .child = [&](size_t i) { child_search(suite, *todo[i], path_of(i), opts.threads); },
+       .started = [&](size_t i, pid_t pid) { claims.set_run_pid(todo[i]->name, pid); },
        .done =
-           [&](size_t i, pid_t pid, int wait_status, double run_s, bool stopping) {
-             const RunSpec& spec = *todo[i];
-             const std::string path = run_file(runs_dir, spec);
-             Stop why;
-             RunResult r;
-             try {
-               r = read_run_file(path);
-               if (killed_by_stop_signal(wait_status) && !stopping) why.signal = WTERMSIG(wait_status);
-             } catch (const std::exception&) {
-               remove_temporaries(runs_dir, spec.id + ".h5", pid);
-               const ChildEnd end = judge_child("run", spec.id, wait_status, stopping);
-               if (end.failure.empty()) {  // interrupted, or its result could not be written: left unfinished
-                 claims.release(spec.id);
-                 return end.stop;
-               }
-               r = failed_result(spec, end.failure, run_s);
-               write_run_file(path, r, suite.text, nullptr);
-             }
-             claims.release(spec.id);
-             status[spec.id] = r.status;
-             ++done, ++finished_here;
-             if (opts.quiet) return why;
-             std::cout << "[" << done << "/" << total << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed;
-             if (!spec.grid.empty()) std::cout << "  " << spec.grid;
-             std::cout << "  id=" << fmt_acc(r.metrics.id_acc) << " ood=" << fmt_acc(r.metrics.ood_length_acc)
-                       << " shift=" << fmt_acc(r.metrics.shift_acc) << "  " << fmt_duration(r.wall_s) << "  " << r.status;
-             if (r.status != "ok") std::cout << " (" << r.message << ")";
-             std::cout << "\n";
-             progress();
+           [&](size_t i, pid_t pid, int wait_status, double secs, bool stopping) {
+             std::string line;
+             const Stop why = search_done(*todo[i], path_of(i), plan.splines_dir, pid, wait_status, secs, stopping, line);
+             claims.release(todo[i]->name);
+             if (!opts.quiet && !line.empty()) std::cout << line << "\n" << std::flush;
              return why;
            },
        .tick = [&] { claims.heartbeat(); },
-       .waiting =
-           [&] {
-             std::cout << "waiting for " << elsewhere.size() << " run(s) claimed by other sweeps (they are taken over "
-                          "if their sweep dies)\n" << std::flush;
-           }});
-  if (stop.signal) return interrupted(stop.signal, total - done);
-  if (!stop.error.empty())
-    throw std::runtime_error(stop.error + "; the " + std::to_string(done) + " finished run(s) are kept, and re-running "
-                             "the same command resumes");
-  if (const int sig = signals.stop_requested()) return interrupted(sig, total - done);
+       .waiting = [&] { std::cout << "waiting for searches claimed by another sweep\n" << std::flush; }});
+}
 
-  outcome.elsewhere = elsewhere.size();
-  for (const RunSpec* r : mine) {
-    const auto it = status.find(r->id);
-    if (it == status.end()) continue;
+// ---- runs: each unfinished run in its own process -------------------------------------------
+
+// The runs phase: its claims, its count of finished runs and its progress lines.
+class RunPhase {
+ public:
+  RunPhase(const Suite& suite, const SweepOptions& opts, Plan& plan)
+      : suite_(suite), opts_(opts), plan_(plan), total_(plan.mine.size()), done_(plan.already),
+        leave_claimed_(opts.shard_count > 1 || opts.sharded),
+        claims_(plan.runs_dir, opts.claim_timeout) {}
+
+  Stop run(StopSignals& signals) {
+    start_ = Clock::now();
+    return run_in_children(
+        plan_.todo.size(), opts_.jobs, signals,
+        {.start = [&](size_t i) { return start(*plan_.todo[i]); },
+         .child = [&](size_t i) { child(*plan_.todo[i]); },
+         .started = [&](size_t i, pid_t pid) { claims_.set_run_pid(plan_.todo[i]->id, pid); },
+         .done = [&](size_t i, pid_t pid, int wait_status, double run_s,
+                     bool stopping) { return done(*plan_.todo[i], pid, wait_status, run_s, stopping); },
+         .tick = [&] { claims_.heartbeat(); },
+         .waiting =
+             [&] {
+               std::cout << "waiting for " << elsewhere_.size() << " run(s) claimed by other sweeps (they are taken over "
+                            "if their sweep dies)\n" << std::flush;
+             }});
+  }
+  size_t done() const { return done_; }
+  size_t left() const { return total_ - done_; }
+  size_t elsewhere() const { return elsewhere_.size(); }
+
+ private:
+  std::string path(const RunSpec& spec) const { return run_file(plan_.runs_dir, spec); }
+
+  Start start(const RunSpec& spec) {
+    if (const std::string s = finished_status(path(spec)); !s.empty()) {
+      finished_elsewhere(spec, s);
+      return Start::Never;
+    }
+    Claim holder;
+    std::string taken_over;
+    if (!claims_.take(spec.id, &holder, &taken_over)) {
+      if (!elsewhere_.count(spec.id) && !opts_.quiet)
+        std::cout << "run " << spec.id << " is claimed by another sweep (" << describe_claim(holder) << ")"
+                  << (leave_claimed_ ? "; left to it\n" : "; waiting for it\n") << std::flush;
+      elsewhere_[spec.id] = holder;
+      return leave_claimed_ ? Start::Never : Start::Later;
+    }
+    elsewhere_.erase(spec.id);
+    if (const std::string s = finished_status(path(spec)); !s.empty()) {  // written just before the claim was free
+      claims_.release(spec.id);
+      finished_elsewhere(spec, s);
+      return Start::Never;
+    }
+    if (!taken_over.empty() && !opts_.quiet)
+      std::cout << "run " << spec.id << ": taking over the claim of " << taken_over << "\n" << std::flush;
+    remove_temporaries(plan_.runs_dir, spec.id + ".h5");  // of killed runs: nobody else writes this run now
+    return Start::Now;
+  }
+
+  // In the child. Never returns.
+  [[noreturn]] void child(RunSpec spec) {
+    if (spec.search >= 0) {  // stage 2: the splines of its search, finished by now
+      try {
+        take_search_splines(spec, splines_file_for(opts_.out, suite_.name, suite_.searches[spec.search].name));
+      } catch (const std::exception& e) {  // recorded as the run itself would have recorded it
+        RunResult r = failed_result(spec, e.what(), 0);
+        r.splines_from = spec.splines_from;
+        try {
+          write_run_file(path(spec), r, suite_.text, nullptr);
+        } catch (const std::exception& w) {
+          cannot_write("run", spec.id, w);
+        }
+        _exit(0);
+      }
+    }
+    child_run(suite_, spec, path(spec), opts_.threads);
+  }
+
+  Stop done(const RunSpec& spec, pid_t pid, int wait_status, double run_s, bool stopping) {
+    Stop why;
+    RunResult r;
+    try {
+      r = read_run_file(path(spec));
+      if (killed_by_stop_signal(wait_status) && !stopping) why.signal = WTERMSIG(wait_status);
+    } catch (const std::exception&) {
+      remove_temporaries(plan_.runs_dir, spec.id + ".h5", pid);
+      const ChildEnd end = judge_child("run", spec.id, wait_status, stopping);
+      if (end.failure.empty()) {  // interrupted, or its result could not be written: left unfinished
+        claims_.release(spec.id);
+        return end.stop;
+      }
+      r = failed_result(spec, end.failure, run_s);
+      write_run_file(path(spec), r, suite_.text, nullptr);
+    }
+    claims_.release(spec.id);
+    plan_.status[spec.id] = r.status;
+    ++done_, ++finished_here_;
+    if (opts_.quiet) return why;
+    std::cout << "[" << done_ << "/" << total_ << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed;
+    if (!spec.grid.empty()) std::cout << "  " << spec.grid;
+    std::cout << "  id=" << fmt_acc(r.metrics.id_acc) << " ood=" << fmt_acc(r.metrics.ood_length_acc)
+              << " shift=" << fmt_acc(r.metrics.shift_acc) << "  " << fmt_duration(r.wall_s) << "  " << r.status;
+    if (r.status != "ok") std::cout << " (" << r.message << ")";
+    std::cout << "\n";
+    progress();
+    return why;
+  }
+
+  // A run finished by another sweep while this one waited or worked.
+  void finished_elsewhere(const RunSpec& spec, const std::string& s) {
+    plan_.status[spec.id] = s;
+    elsewhere_.erase(spec.id);
+    ++done_, ++elsewhere_done_;
+    if (opts_.quiet) return;
+    std::cout << "[" << done_ << "/" << total_ << "] " << spec.entry << "  " << spec.model_name << "  seed=" << spec.seed
+              << (spec.grid.empty() ? "" : "  " + spec.grid) << "  " << s << " (finished by another sweep)\n";
+    progress();
+  }
+
+  void progress() const {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double eta = finished_here_ ? elapsed / static_cast<double>(finished_here_) * static_cast<double>(total_ - done_) : 0;
+    std::cout << "  progress: " << done_ << "/" << total_ << " done";
+    if (elsewhere_done_) std::cout << " (" << elsewhere_done_ << " by other sweeps)";
+    if (!elsewhere_.empty()) std::cout << ", " << elsewhere_.size() << " claimed by other sweeps";
+    std::cout << ", elapsed " << fmt_duration(elapsed) << ", ETA " << fmt_duration(eta) << "\n" << std::flush;
+  }
+
+  const Suite& suite_;
+  const SweepOptions& opts_;
+  Plan& plan_;
+  const size_t total_;
+  size_t done_, finished_here_ = 0, elsewhere_done_ = 0;
+  std::map<std::string, Claim> elsewhere_;  // runs claimed by other live sweeps, by id
+  const bool leave_claimed_;
+  Claims claims_;
+  Clock::time_point start_;
+};
+
+// ---- finish: the suite file, or the shard's closing line ------------------------------------
+
+// The suite file from every run file of the suite present (results/assemble.hpp); "wrote ..."
+void write_sweep_suite_file(const Suite& suite, const SweepOptions& opts, const Plan& plan) {
+  RunFiles found = read_run_files(plan.runs_dir);
+  const std::vector<std::string> run_warnings = std::move(found.warnings);
+  const SuiteContents contents = assemble_suite(std::move(found), plan.splines_dir, suite.text, &suite, OtherRuns::Leave);
+  for (const auto* warnings : {&run_warnings, &contents.warnings})
+    for (const auto& w : *warnings) std::cerr << "srbench sweep: warning: " << w << "\n";
+  const std::vector<RunResult> results = contents.results();
+  write_suite_file(opts.out, contents, compute_transfer(results));
+  std::cout << "wrote " << opts.out << " (" << contents.runs.size() << " runs)" << evaluation_share(results);
+}
+
+SweepOutcome finish_sweep(const Suite& suite, const SweepOptions& opts, const Plan& plan, size_t elsewhere) {
+  SweepOutcome outcome;
+  outcome.elsewhere = elsewhere;
+  for (const RunSpec* r : plan.mine) {
+    const auto it = plan.status.find(r->id);
+    if (it == plan.status.end()) continue;
     outcome.failed += it->second == "failed";
     outcome.diverged += it->second == "diverged";
   }
   if (opts.shard_count == 1 && outcome.elsewhere == 0) {
-    std::vector<RunFile> files;
-    std::vector<RunResult> results;
-    for (const auto& r : suite.runs)
-      if (fs::exists(run_file(runs_dir, r))) {
-        files.push_back(read_run_file_at(run_file(runs_dir, r)));
-        results.push_back(files.back().result);
-      }
-    std::vector<std::string> splines;
-    for (const auto& sp : suite.searches)
-      if (search_finished(splines_file_for(opts.out, suite.name, sp.name), sp))
-        splines.push_back(splines_file_for(opts.out, suite.name, sp.name));
-    write_suite_file(opts.out, suite.text, files, splines, compute_transfer(results));
-    std::cout << "wrote " << opts.out << " (" << files.size() << " runs)" << evaluation_share(results);
+    write_sweep_suite_file(suite, opts, plan);
   } else {
     std::cout << "shard " << opts.shard_index << "/" << opts.shard_count << " done; join the shards with: srbench merge "
-              << fs::path(runs_dir).parent_path().string() << " --out " << opts.out;
+              << fs::path(plan.runs_dir).parent_path().string() << " --out " << opts.out;
   }
   if (outcome.diverged) std::cout << ", " << outcome.diverged << " run(s) diverged";
   if (outcome.failed) std::cout << ", " << outcome.failed << " run(s) FAILED (srbench merge lists them)";
   if (outcome.elsewhere) std::cout << ", " << outcome.elsewhere << " run(s) left to the other sweeps that claim them";
   std::cout << "\n";
   return outcome;
+}
+
+SweepOutcome interrupted(int sig, size_t left) {
+  std::cout << "srbench sweep: interrupted by " << signal_name(sig) << ": " << left
+            << " run(s) in progress or not started were left unfinished (none recorded as failed); "
+               "re-run the same command to resume\n" << std::flush;
+  SweepOutcome outcome;
+  outcome.signal = sig;
+  return outcome;
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
+  Plan plan = plan_sweep(suite, opts);
+  if (opts.dry_run) {
+    print_dry_run(suite, opts, plan);
+    return {};
+  }
+  StopSignals signals;  // from here on a stop signal is taken when the sweep is ready for it
+  if (!plan.searches_todo.empty()) {
+    const Stop stop = run_searches(suite, opts, plan, signals);
+    if (stop.signal) return interrupted(stop.signal, plan.todo.size());
+    if (!stop.error.empty()) throw std::runtime_error(stop.error);
+  }
+  if (opts.searches_only) {
+    std::cout << "searches done (shard " << opts.shard_index << "/" << opts.shard_count << ")\n";
+    return {};
+  }
+  std::cout << "sweep " << suite.name << ": " << plan.mine.size() << " runs";
+  if (opts.shard_count > 1) std::cout << " (shard " << opts.shard_index << "/" << opts.shard_count << ")";
+  std::cout << ", " << plan.already << " already finished, " << plan.todo.size() << " to run, " << opts.jobs
+            << " at a time, " << opts.threads << " thread(s) each\n" << std::flush;
+  fs::create_directories(plan.runs_dir);
+  RunPhase runs(suite, opts, plan);
+  const Stop stop = runs.run(signals);
+  if (stop.signal) return interrupted(stop.signal, runs.left());
+  if (!stop.error.empty())
+    throw std::runtime_error(stop.error + "; the " + std::to_string(runs.done()) + " finished run(s) are kept, and "
+                             "re-running the same command resumes");
+  if (const int sig = signals.stop_requested()) return interrupted(sig, runs.left());
+  return finish_sweep(suite, opts, plan, runs.elsewhere());
 }
 
 }  // namespace srbench::harness

@@ -1,0 +1,60 @@
+// The suite file's contents, assembled from a suite folder's run files and splines files: one
+// rule for the sweep's last step and for `srbench merge`.
+//   - Run files: every `*.h5` of the runs folder, by file name (temporary `*.tmp*` files of runs
+//     being written are left out). One that does not open cleanly is skipped with a warning; a
+//     run id in two files keeps the first file, the other is skipped with a warning.
+//   - Rows: the suite's runs, by their index in it; then the runs it does not list (written from
+//     another suite text), by run id — appended (merge) or left out (the sweep, whose suite file
+//     holds its own suite's runs). Without a suite (a stored text that does not expand): every
+//     run, by run id.
+//   - Splines files: every `*.h5` of the splines folder, by file name, that opens and holds one
+//     of the suite's searches (its name and resolved config; without a suite, every one that
+//     opens); the others, and a second file of one search, are skipped with a warning.
+//
+//   RunFiles found = read_run_files(runs_dir);            // print found.warnings
+//   SuiteContents c = assemble_suite(std::move(found), splines_dir, suite.text, &suite, OtherRuns::Leave);
+//   write_suite_file(out, c, compute_transfer(c.results()));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/core/specs.hpp"
+#include "harness/results/results.hpp"
+
+namespace srbench::harness {
+
+// The results files (`*.h5`, not `*.tmp*`) directly in `dir`, sorted by path; none if `dir` is
+// not a folder.
+std::vector<std::string> results_files_in(const std::string& dir);
+
+// The run files of a runs folder that open cleanly, a run id once, in file-name order.
+struct RunFiles {
+  size_t found = 0;                   // results files in the folder, read or not
+  std::vector<RunFile> files;
+  std::vector<std::string> warnings;  // "skipping PATH: why", one per file left out
+};
+RunFiles read_run_files(const std::string& runs_dir);
+
+// The suite text most run files carry (ties: the first file's). `runs` is not empty.
+std::string common_suite_text(const std::vector<RunFile>& runs);
+
+enum class OtherRuns { Append, Leave };  // runs the suite does not list
+
+struct SuiteContents {
+  std::string suite_yaml;
+  std::vector<RunFile> runs;          // the rows, in order
+  std::vector<std::string> splines;   // the splines files that count, by file name
+  std::vector<std::string> warnings;  // "skipping PATH: why", one per splines file left out
+  std::vector<RunResult> results() const;
+};
+
+// The suite file's contents by the rules above; `suite` (may be null: no expanded suite) gives
+// the runs' order and the searches whose splines files count.
+SuiteContents assemble_suite(RunFiles runs, const std::string& splines_dir, const std::string& suite_yaml,
+                             const Suite* suite, OtherRuns other);
+
+// Writes the assembled suite file (write_suite_file) with its transfer matrix.
+void write_suite_file(const std::string& out_path, const SuiteContents& contents, const TransferMatrix& transfer);
+
+}  // namespace srbench::harness

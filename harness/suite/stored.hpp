@@ -1,0 +1,17 @@
+// The YAML texts a results file stores, read for what the report and the commands show of them:
+// the suite's name (the root attribute `suite`) and a run's architecture (its `config`). Plain
+// values out, never an error: a text that does not parse gives the default.
+#pragma once
+
+#include <string>
+
+namespace srbench::harness {
+
+// The top-level `name:` of a suite text, or "" when it has none (or does not parse).
+std::string stored_suite_name(const std::string& suite_yaml);
+
+// `model.arch` of a run's resolved config; "transformer" when absent (recurrent.md: a config
+// without `arch` is a transformer) or when the config does not parse.
+std::string stored_model_arch(const std::string& config_yaml);
+
+}  // namespace srbench::harness
