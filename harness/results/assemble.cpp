@@ -75,9 +75,9 @@ std::vector<RunFile> order_runs(std::vector<RunFile> files, const Suite* suite, 
   return files;
 }
 
-// The splines files that count, and a warning for each one left out.
+// The splines files that count, and a warning for each one left out. Two files of one search both
+// count, so that writing the suite file fails naming them, as `srbench merge` always has.
 void take_splines_files(const std::string& splines_dir, const Suite* suite, SuiteContents& c) {
-  std::set<std::string> taken;  // search names
   for (const auto& path : results_files_in(splines_dir)) {
     try {
       const SplinesFile f = read_splines_file(path);
@@ -85,9 +85,7 @@ void take_splines_files(const std::string& splines_dir, const Suite* suite, Suit
         return sp.name == f.name && sp.resolved_yaml == f.config;
       });
       if (!belongs) c.warnings.push_back("skipping " + path + ": not a search of the stored suite");
-      else if (!taken.insert(f.name).second)
-        c.warnings.push_back("skipping " + path + ": search " + f.name + " is already in another file");
-      else c.splines.push_back(path);
+      else c.splines.push_back(path);  // a search in two files: write_suite_file refuses it ("given twice")
     } catch (const std::exception& e) {
       c.warnings.push_back("skipping " + path + ": " + e.what());
     }

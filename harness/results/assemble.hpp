@@ -9,7 +9,8 @@
 //     run, by run id.
 //   - Splines files: every `*.h5` of the splines folder, by file name, that opens and holds one
 //     of the suite's searches (its name and resolved config; without a suite, every one that
-//     opens); the others, and a second file of one search, are skipped with a warning.
+//     opens); the others are skipped with a warning. A search in two files makes the suite file
+//     fail to write ("given twice"), as `srbench merge` always has.
 //
 //   RunFiles found = read_run_files(runs_dir);            // print found.warnings
 //   SuiteContents c = assemble_suite(std::move(found), splines_dir, suite.text, &suite, OtherRuns::Leave);
