@@ -291,6 +291,19 @@ def main():
     csv_text = subprocess.run([binary, "report", out, "--format", "csv"], capture_output=True, text=True).stdout
     r = srbench.read_results(out)
     check(len(r.summary) == 16 + len(results), f"summary has {len(r.summary)} rows")
+    # a run file read alone: the suite file's /summary columns in their order, its row's values
+    with h5py.File(out, "r") as f:
+        columns = list(f["summary"].dtype.names)
+    one = srbench.read_results(paths[0]).summary
+    check(list(one.columns) == columns, f"run file summary columns {list(one.columns)} != /summary's {columns}")
+    row = r.summary[r.summary.run_id == results[0].run_id].iloc[0]
+    for k in set(columns) & set(one.columns):
+        a, b = one[k].iloc[0], row[k]
+        check(a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b)), f"run file summary {k}: {a} != {b}")
+    fields = srbench._srbench.metric_fields()
+    check({m["name"] for m in fields} == METRICS, f"metric_fields {[m['name'] for m in fields]}")
+    check([m["name"] for m in fields if m["kind"] == "int"] == ["steps_to_target", "fitted"]
+          and [m["default"] for m in fields if m["kind"] == "int"] == [-1, -1], f"integer metrics {fields}")
     check(set(r.summary.model) == {"tiny", "tiny-alibi", "const"}, f"models {set(r.summary.model)}")
     for res in results:
         s = r.summary[r.summary.run_id == res.run_id]
