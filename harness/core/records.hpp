@@ -38,7 +38,9 @@ struct EvalRow {
   double input_space = kNaN;
 };
 
-// Derived per run; NaN where undefined.
+// Derived per run (harness/run/metrics.hpp); NaN where undefined. Each member is a row of
+// metric_fields() (metric_fields.hpp: its name on disk, what it means, and whether files written
+// before it lack it), which the results files, the report and Python loop over.
 struct RunMetrics {
   double id_acc = kNaN;
   double ood_length_acc = kNaN;
@@ -46,8 +48,8 @@ struct RunMetrics {
   double shortcut_gap = kNaN;
   int64_t steps_to_target = -1;
   double final_train_loss = kNaN;
-  double ood_token_acc = kNaN;  // mean token_acc of the `id` rows beyond train_max: the NNCH score (chomsky.md §7.1)
-  int64_t fitted = -1;          // 1: id_acc >= target_accuracy, 0: below it, -1: id_acc undefined
+  double ood_token_acc = kNaN;
+  int64_t fitted = -1;
 };
 
 // Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").
@@ -131,16 +133,14 @@ struct SearchResult {
   std::vector<SearchModelResult> models;
 };
 
-// One row of the suite file's /summary table (columns: summary_columns(), results stage).
+// One row of the suite file's /summary table (columns: summary_columns(), results stage): a run's
+// identity, its metrics and its timings.
 struct SummaryRow {
   std::string run_id, task, entry, model;
   int64_t seed = 0;
   std::string grid, status;
-  double id_acc = kNaN, ood_length_acc = kNaN, shift_acc = kNaN, shortcut_gap = kNaN;
-  int64_t steps_to_target = -1;
-  double final_train_loss = kNaN, wall_s = kNaN, tokens_per_s = kNaN;
-  double ood_token_acc = kNaN;  // absent in suite files written before it: NaN
-  int64_t fitted = -1;          // absent in suite files written before it: -1
+  RunMetrics metrics;  // a metric a file written before it lacks reads as its default
+  double wall_s = kNaN, tokens_per_s = kNaN;
 };
 
 // The transfer matrix of spline searches (spline-search.md, "Transfer"; computed by the report

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <variant>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/report/stats.hpp"
 #include "harness/results/results.hpp"
 #include "harness/run/data.hpp"
@@ -561,6 +562,31 @@ py::dict seed_stats_of(const std::vector<double>& values) {
   return d;
 }
 
+// Each per-run metric (metric_fields()) as {name, kind ("int" | "real"), optional, default,
+// summarised, doc}, in the table's order.
+py::list metric_list() {
+  py::list out;
+  const harness::RunMetrics defaults;
+  for (const auto& f : harness::metric_fields()) {
+    py::dict d;
+    d["name"] = f.name;
+    d["kind"] = f.integer() ? "int" : "real";
+    d["optional"] = f.optional;
+    d["default"] = std::visit([&](auto member) { return py::object(py::cast(defaults.*member)); }, f.member);
+    d["summarised"] = f.summarised;
+    d["doc"] = f.doc;
+    out.append(d);
+  }
+  return out;
+}
+
+// The names of the suite file's /summary columns, in order.
+std::vector<std::string> summary_column_names() {
+  std::vector<std::string> out;
+  for (const auto& c : harness::summary_columns()) out.push_back(c.name);
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_srbench, m) {
@@ -587,6 +613,8 @@ PYBIND11_MODULE(_srbench, m) {
     const harness::Interval ci = harness::bootstrap_mean_interval(values, level, resamples);
     return std::make_pair(ci.lo, ci.hi);
   }, py::arg("values"), py::arg("level") = 0.95, py::arg("resamples") = 10000);
+  m.def("metric_fields", &metric_list);
+  m.def("summary_columns", &summary_column_names);
 
   py::class_<PyBatch>(m, "Batch")
       .def_readonly("tokens", &PyBatch::tokens)

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/suite/stored.hpp"
 #include "tasks/task.hpp"
 
@@ -13,16 +14,6 @@
 namespace srbench::harness {
 
 namespace {
-
-double run_metric(const RunResult& r, const std::string& name) {
-  if (name == "id_acc") return r.metrics.id_acc;
-  if (name == "ood_length_acc") return r.metrics.ood_length_acc;
-  if (name == "ood_token_acc") return r.metrics.ood_token_acc;
-  if (name == "shift_acc") return r.metrics.shift_acc;
-  if (name == "shortcut_gap") return r.metrics.shortcut_gap;
-  if (name == "final_train_loss") return r.metrics.final_train_loss;
-  return kNaN;
-}
 
 // The diagnostics of a group's runs, over seeds.
 DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) {
@@ -99,9 +90,10 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, 
         steps.push_back(static_cast<double>(r->metrics.steps_to_target));
       }
     }
-    for (const auto& name : kReportMetrics) {
+    for (const auto& name : report_metrics()) {
+      const MetricField& f = metric_field(name);
       std::vector<double> values;
-      for (const RunResult* r : rs) values.push_back(run_metric(*r, name));
+      for (const RunResult* r : rs) values.push_back(f.value(r->metrics));
       g.metrics.push_back({name, seed_stats(values)});
     }
     g.metrics.push_back({"steps_to_target", seed_stats(steps)});
@@ -198,13 +190,14 @@ std::vector<PairedDiff> compare_models(const std::vector<RunResult>& runs, const
     const auto& rb = side_b[key];
     if (ra.empty() || rb.empty()) continue;
     for (const auto& metric : kMetrics) {
+      const MetricField& f = metric_field(metric);
       PairedDiff d;
       d.task = ra.begin()->second->task, d.entry = key.first, d.grid = key.second, d.metric = metric;
       std::vector<double> diffs, va, vb;
       for (const auto& [seed, run_a] : ra) {
         const auto it = rb.find(seed);
         if (it == rb.end()) continue;
-        const double x = run_metric(*run_a, metric), y = run_metric(*it->second, metric);
+        const double x = f.value(run_a->metrics), y = f.value(it->second->metrics);
         if (std::isnan(x) || std::isnan(y)) continue;
         diffs.push_back(x - y), va.push_back(x), vb.push_back(y);
       }

@@ -13,7 +13,7 @@ namespace srbench::harness {
 
 // One metric over a group's seeds.
 struct MetricStats {
-  std::string name;  // id_acc, ood_length_acc, shift_acc, shortcut_gap, final_train_loss, steps_to_target
+  std::string name;  // a metric of report_metrics() (metric_fields.hpp), or steps_to_target
   SeedStats stats;   // steps_to_target: over the seeds that reached the target only
 };
 
@@ -49,7 +49,7 @@ struct GroupReport {
   bool fitted_only = false;     // the statistics are over the fitted runs only (report --fitted)
   int reached = 0;              // runs with steps_to_target >= 0
   bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
-  std::vector<MetricStats> metrics;  // in the order of kReportMetrics, then steps_to_target
+  std::vector<MetricStats> metrics;  // in the order of report_metrics(), then steps_to_target
   std::vector<EvalCell> eval;        // by condition (first appearance), then length (ascending)
   DiagnosticsStats diag;
   double frac_target() const { return runs > 0 ? static_cast<double>(reached) / runs : kNaN; }
@@ -81,10 +81,6 @@ std::vector<PairedDiff> compare_models(const std::vector<RunResult>& runs, const
 
 // The grid axes (keys) the runs' grid strings name, in order of first appearance.
 std::vector<std::string> grid_axes(const std::vector<RunResult>& runs);
-
-// The per-run metrics summarised for every group, in this order (steps_to_target follows).
-inline const std::vector<std::string> kReportMetrics = {"id_acc",       "ood_length_acc", "ood_token_acc",
-                                                        "shift_acc",    "shortcut_gap",   "final_train_loss"};
 
 // The model.arch of a run's resolved config: "transformer" when the config has none (every
 // transformer config, recurrent.md) or cannot be read.

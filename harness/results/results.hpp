@@ -6,8 +6,8 @@
 //   /                  attrs format_version (1), srbench_version, suite (YAML text), created (UTC)
 //   /runs/<run_id>/    attrs config (the resolved YAML) and its main fields (run_attributes():
 //                      task, entry, model, grid, seed, status, message, wall_s, tokens_per_s,
-//                      id_acc, ood_length_acc, shift_acc, shortcut_gap, steps_to_target,
-//                      final_train_loss, bits_per_byte, splines_from, splines_task)
+//                      the metrics (metric_fields()), bits_per_byte, splines_from, splines_task,
+//                      chance, eval_s)
 //     curve/{step,train_loss,val_acc,lr,grad_norm}     1-D, aligned
 //     eval/{length,condition,loss,token_acc,seq_acc}   1-D, one row per (length, condition)
 //     eval/conditions                                  strings; condition indexes it (0 = "id")

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <type_traits>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/results/groups.hpp"
 #include "harness/results/results.hpp"
 #include "model/checkpoint.hpp"
@@ -57,34 +59,55 @@ RunAttribute int_attr(const std::string& name, Kind kind, Get get, bool optional
           }};
 }
 
+// The attribute of a metric (metric_fields()); an optional one is absent in older files.
+RunAttribute metric_attr(const MetricField& f) {
+  return std::visit(
+      [&](auto member) {
+        auto get = [member](auto& r) -> auto& { return r.metrics.*member; };
+        if constexpr (std::is_same_v<decltype(member), int64_t RunMetrics::*>)
+          return int_attr(f.name, Kind::Metric, get, f.optional);
+        else
+          return real_attr(f.name, Kind::Metric, get, f.optional);
+      },
+      f.member);
+}
+
+// The metrics (metric_fields()) not yet in `t`, in the table's order.
+void add_metric_attrs(std::vector<RunAttribute>& t) {
+  for (const auto& f : metric_fields())
+    if (std::none_of(t.begin(), t.end(), [&](const RunAttribute& a) { return a.name == f.name; }))
+      t.push_back(metric_attr(f));
+}
+
+// Identity, outcome, the first files' metrics, bits_per_byte; then the attributes files written
+// before them lack (optional), in the order they were added: splines_from and splines_task,
+// ood_token_acc and chance, fitted, eval_s, and the metrics added since.
 const std::vector<RunAttribute>& run_attributes() {
-  static const std::vector<RunAttribute> t = {
-      text_attr("config", Kind::Identity, [](auto& r) -> auto& { return r.config_yaml; }),
-      text_attr("task", Kind::Identity, [](auto& r) -> auto& { return r.task; }),
-      text_attr("entry", Kind::Identity, [](auto& r) -> auto& { return r.entry; }),
-      text_attr("model", Kind::Identity, [](auto& r) -> auto& { return r.model; }),
-      text_attr("grid", Kind::Identity, [](auto& r) -> auto& { return r.grid; }),
-      int_attr("seed", Kind::Identity, [](auto& r) -> auto& { return r.seed; }),
-      text_attr("status", Kind::Outcome, [](auto& r) -> auto& { return r.status; }),
-      text_attr("message", Kind::Outcome, [](auto& r) -> auto& { return r.message; }),
-      real_attr("wall_s", Kind::Outcome, [](auto& r) -> auto& { return r.wall_s; }),
-      real_attr("tokens_per_s", Kind::Outcome, [](auto& r) -> auto& { return r.tokens_per_s; }),
-      real_attr("id_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.id_acc; }),
-      real_attr("ood_length_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.ood_length_acc; }),
-      real_attr("shift_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.shift_acc; }),
-      real_attr("shortcut_gap", Kind::Metric, [](auto& r) -> auto& { return r.metrics.shortcut_gap; }),
-      int_attr("steps_to_target", Kind::Metric, [](auto& r) -> auto& { return r.metrics.steps_to_target; }),
-      real_attr("final_train_loss", Kind::Metric, [](auto& r) -> auto& { return r.metrics.final_train_loss; }),
-      int_attr("bits_per_byte", Kind::Outcome, [](auto& r) -> auto& { return r.bits_per_byte; }),
-      // absent in files written before spline searches existed
-      text_attr("splines_from", Kind::Outcome, [](auto& r) -> auto& { return r.splines_from; }, true),
-      text_attr("splines_task", Kind::Outcome, [](auto& r) -> auto& { return r.splines_task; }, true),
-      // absent in files written before the Chomsky-hierarchy protocol (NaN then)
-      real_attr("ood_token_acc", Kind::Metric, [](auto& r) -> auto& { return r.metrics.ood_token_acc; }, true),
-      real_attr("chance", Kind::Outcome, [](auto& r) -> auto& { return r.chance; }, true),
-      int_attr("fitted", Kind::Metric, [](auto& r) -> auto& { return r.metrics.fitted; }, true),
-      real_attr("eval_s", Kind::Outcome, [](auto& r) -> auto& { return r.eval_s; }, true),
-  };
+  static const std::vector<RunAttribute> t = [] {
+    std::vector<RunAttribute> t = {
+        text_attr("config", Kind::Identity, [](auto& r) -> auto& { return r.config_yaml; }),
+        text_attr("task", Kind::Identity, [](auto& r) -> auto& { return r.task; }),
+        text_attr("entry", Kind::Identity, [](auto& r) -> auto& { return r.entry; }),
+        text_attr("model", Kind::Identity, [](auto& r) -> auto& { return r.model; }),
+        text_attr("grid", Kind::Identity, [](auto& r) -> auto& { return r.grid; }),
+        int_attr("seed", Kind::Identity, [](auto& r) -> auto& { return r.seed; }),
+        text_attr("status", Kind::Outcome, [](auto& r) -> auto& { return r.status; }),
+        text_attr("message", Kind::Outcome, [](auto& r) -> auto& { return r.message; }),
+        real_attr("wall_s", Kind::Outcome, [](auto& r) -> auto& { return r.wall_s; }),
+        real_attr("tokens_per_s", Kind::Outcome, [](auto& r) -> auto& { return r.tokens_per_s; }),
+    };
+    for (const auto& f : metric_fields())
+      if (!f.optional) t.push_back(metric_attr(f));
+    t.push_back(int_attr("bits_per_byte", Kind::Outcome, [](auto& r) -> auto& { return r.bits_per_byte; }));
+    t.push_back(text_attr("splines_from", Kind::Outcome, [](auto& r) -> auto& { return r.splines_from; }, true));
+    t.push_back(text_attr("splines_task", Kind::Outcome, [](auto& r) -> auto& { return r.splines_task; }, true));
+    t.push_back(metric_attr(metric_field("ood_token_acc")));
+    t.push_back(real_attr("chance", Kind::Outcome, [](auto& r) -> auto& { return r.chance; }, true));
+    t.push_back(metric_attr(metric_field("fitted")));
+    t.push_back(real_attr("eval_s", Kind::Outcome, [](auto& r) -> auto& { return r.eval_s; }, true));
+    add_metric_attrs(t);
+    return t;
+  }();
   return t;
 }
 

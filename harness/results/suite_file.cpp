@@ -4,7 +4,9 @@
 #include <ctime>
 #include <functional>
 #include <set>
+#include <type_traits>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/results/groups.hpp"
 #include "harness/results/results.hpp"
 
@@ -42,27 +44,41 @@ SummaryColumn real(const std::string& name, Get get, bool optional = false) {
   return column<double>(name, h5::ColumnType::Double, get, optional);
 }
 
+// The column of a metric (metric_fields()); an optional one reads as its default from older files.
+SummaryColumn metric_column(const MetricField& f) {
+  return std::visit(
+      [&](auto member) {
+        auto get = [member](auto& r) -> auto& { return r.metrics.*member; };
+        if constexpr (std::is_same_v<decltype(member), int64_t RunMetrics::*>) return integer(f.name, get, f.optional);
+        else return real(f.name, get, f.optional);
+      },
+      f.member);
+}
+
+// The metrics the first suite files had (metric_fields() with optional false), or those added later.
+void add_metric_columns(std::vector<SummaryColumn>& t, bool added_later) {
+  for (const auto& f : metric_fields())
+    if (f.optional == added_later) t.push_back(metric_column(f));
+}
+
+// run_id … status, the first files' metrics, wall_s, tokens_per_s, then the metrics added later.
 const std::vector<SummaryColumn>& summary_table() {
-  static const std::vector<SummaryColumn> t = {
-      text("run_id", [](auto& r) -> auto& { return r.run_id; }),
-      text("task", [](auto& r) -> auto& { return r.task; }),
-      text("entry", [](auto& r) -> auto& { return r.entry; }),
-      text("model", [](auto& r) -> auto& { return r.model; }),
-      integer("seed", [](auto& r) -> auto& { return r.seed; }),
-      text("grid", [](auto& r) -> auto& { return r.grid; }),
-      text("status", [](auto& r) -> auto& { return r.status; }),
-      real("id_acc", [](auto& r) -> auto& { return r.id_acc; }),
-      real("ood_length_acc", [](auto& r) -> auto& { return r.ood_length_acc; }),
-      real("shift_acc", [](auto& r) -> auto& { return r.shift_acc; }),
-      real("shortcut_gap", [](auto& r) -> auto& { return r.shortcut_gap; }),
-      integer("steps_to_target", [](auto& r) -> auto& { return r.steps_to_target; }),
-      real("final_train_loss", [](auto& r) -> auto& { return r.final_train_loss; }),
-      real("wall_s", [](auto& r) -> auto& { return r.wall_s; }),
-      real("tokens_per_s", [](auto& r) -> auto& { return r.tokens_per_s; }),
-      // columns added later are optional: a file written before them reads them as NaN
-      real("ood_token_acc", [](auto& r) -> auto& { return r.ood_token_acc; }, true),
-      integer("fitted", [](auto& r) -> auto& { return r.fitted; }, true),
-  };
+  static const std::vector<SummaryColumn> t = [] {
+    std::vector<SummaryColumn> t = {
+        text("run_id", [](auto& r) -> auto& { return r.run_id; }),
+        text("task", [](auto& r) -> auto& { return r.task; }),
+        text("entry", [](auto& r) -> auto& { return r.entry; }),
+        text("model", [](auto& r) -> auto& { return r.model; }),
+        integer("seed", [](auto& r) -> auto& { return r.seed; }),
+        text("grid", [](auto& r) -> auto& { return r.grid; }),
+        text("status", [](auto& r) -> auto& { return r.status; }),
+    };
+    add_metric_columns(t, false);
+    t.push_back(real("wall_s", [](auto& r) -> auto& { return r.wall_s; }));
+    t.push_back(real("tokens_per_s", [](auto& r) -> auto& { return r.tokens_per_s; }));
+    add_metric_columns(t, true);
+    return t;
+  }();
   return t;
 }
 
@@ -117,10 +133,8 @@ std::string utc_timestamp_now() {
 }
 
 SummaryRow summary_row(const RunResult& r) {
-  return {r.run_id, r.task, r.entry, r.model, static_cast<int64_t>(r.seed), r.grid, r.status,
-          r.metrics.id_acc, r.metrics.ood_length_acc, r.metrics.shift_acc, r.metrics.shortcut_gap,
-          r.metrics.steps_to_target, r.metrics.final_train_loss, r.wall_s, r.tokens_per_s, r.metrics.ood_token_acc,
-          r.metrics.fitted};
+  return {r.run_id, r.task, r.entry, r.model, static_cast<int64_t>(r.seed), r.grid, r.status, r.metrics, r.wall_s,
+          r.tokens_per_s};
 }
 
 void write_suite_file(const std::string& out_path, const std::string& suite_yaml, const std::vector<RunFile>& runs,

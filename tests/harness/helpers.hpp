@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/core/records.hpp"
 #include "harness/results/results.hpp"
 #include "harness/suite/suite.hpp"
@@ -39,17 +42,40 @@ inline void write_suite_file_of(const std::string& out, const std::string& suite
 
 // Equal, with NaN equal to NaN.
 inline bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+inline bool same(int64_t a, int64_t b) { return a == b; }
+inline bool same_vec(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!same(x[i], y[i])) return false;
+  return true;
+}
+
+// Every metric of metric_fields() equal (NaN equal to NaN), each checked by name.
+inline void check_same_metrics(const harness::RunMetrics& a, const harness::RunMetrics& b) {
+  for (const auto& f : harness::metric_fields()) {
+    INFO("metric " << f.name << ": " << f.value(a) << " vs " << f.value(b));
+    std::visit([&](auto member) { CHECK(same(a.*member, b.*member)); }, f.member);
+  }
+}
+
+// Sets every metric of metric_fields() to a value of its own (none its default), `base` apart
+// from another run's: what a round trip must carry.
+inline void set_every_metric(harness::RunMetrics& m, double base) {
+  int64_t i = 1;
+  for (const auto& f : harness::metric_fields()) {
+    std::visit([&](auto member) {
+      using T = std::remove_reference_t<decltype(m.*member)>;
+      m.*member = std::is_same_v<T, int64_t> ? static_cast<T>(100 * i + static_cast<int64_t>(base))
+                                             : static_cast<T>(base + 0.0625 * static_cast<double>(i));
+    }, f.member);
+    ++i;
+  }
+}
 
 // Two sets of diagnostics equal in shape and every value (NaN equal to NaN), each field checked.
 inline void check_same_diag(const harness::Diagnostics& a, const harness::Diagnostics& b) {
   CHECK(a.layers == b.layers);
   CHECK(a.heads == b.heads);
-  auto same_vec = [](const std::vector<double>& x, const std::vector<double>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!same(x[i], y[i])) return false;
-    return true;
-  };
   CHECK(same_vec(a.attn_entropy, b.attn_entropy));
   CHECK(same_vec(a.attn_max, b.attn_max));
   CHECK(same_vec(a.value_entropy, b.value_entropy));
@@ -58,7 +84,7 @@ inline void check_same_diag(const harness::Diagnostics& a, const harness::Diagno
   CHECK(same_vec(a.hidden_entropy_lime, b.hidden_entropy_lime));
 }
 
-// Every field of two runs equal (NaN equal to NaN), each checked.
+// Every field of two runs a run file holds equal (NaN equal to NaN), each checked.
 inline void require_same_run(const harness::RunResult& a, const harness::RunResult& b) {
   CHECK(a.run_id == b.run_id);
   CHECK(a.task == b.task);
@@ -89,16 +115,18 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
     CHECK(same(a.eval[i].loss, b.eval[i].loss));
     CHECK(same(a.eval[i].token_acc, b.eval[i].token_acc));
     CHECK(same(a.eval[i].seq_acc, b.eval[i].seq_acc));
+    CHECK(same(a.eval[i].seen_frac, b.eval[i].seen_frac));
+    CHECK(same_vec(a.eval[i].position_acc, b.eval[i].position_acc));
+    CHECK(same(a.eval[i].input_space, b.eval[i].input_space));
   }
-  CHECK(same(a.metrics.id_acc, b.metrics.id_acc));
-  CHECK(same(a.metrics.ood_length_acc, b.metrics.ood_length_acc));
-  CHECK(same(a.metrics.shift_acc, b.metrics.shift_acc));
-  CHECK(same(a.metrics.shortcut_gap, b.metrics.shortcut_gap));
-  CHECK(a.metrics.steps_to_target == b.metrics.steps_to_target);
-  CHECK(same(a.metrics.final_train_loss, b.metrics.final_train_loss));
+  check_same_metrics(a.metrics, b.metrics);
   check_same_diag(a.diag, b.diag);
   check_same_diag(a.diag_init, b.diag_init);
+  CHECK(a.routers == b.routers);
   CHECK(a.bits_per_byte == b.bits_per_byte);
+  CHECK(a.splines == b.splines);
+  CHECK(a.splines_from == b.splines_from);
+  CHECK(a.splines_task == b.splines_task);
 }
 
 // Two runs equal but for their timings (wall_s, tokens_per_s, eval_s), every other field checked.

@@ -2,8 +2,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include <set>
+#include <stdexcept>
+
+#include "harness/core/metric_fields.hpp"
 #include "harness/run/metrics.hpp"
 #include "harness/report/stats.hpp"
+#include "tests/harness/helpers.hpp"
 
 using namespace srbench::harness;
 
@@ -84,4 +89,38 @@ TEST_CASE("metrics: statistics across seeds", "[harness][metrics]") {
   CHECK(std::isnan(s.std));
   CHECK(s.median == 0.3);
   CHECK(seed_stats({}).n == 0);
+}
+
+TEST_CASE("metric_fields: one row per RunMetrics member, by name, in the report's order", "[harness][metrics]") {
+  const auto& t = metric_fields();
+  // every member is 8 bytes (double or int64_t): a member without a row makes RunMetrics larger
+  CHECK(sizeof(RunMetrics) == t.size() * 8);
+  // each row its own member: set through the table, every value differs from the defaults and the others
+  RunMetrics m;
+  srbench::test::set_every_metric(m, 0.5);
+  const RunMetrics defaults;
+  std::set<double> values;
+  std::set<std::string> names;
+  for (const auto& f : t) {
+    INFO(f.name);
+    CHECK(f.value(m) != f.value(defaults));
+    CHECK(values.insert(f.value(m)).second);
+    CHECK(names.insert(f.name).second);
+    CHECK(&metric_field(f.name) == &f);
+  }
+  CHECK(metric_field("fitted").integer());
+  CHECK_FALSE(metric_field("id_acc").integer());
+  CHECK(metric_field("steps_to_target").value(m) == static_cast<double>(m.steps_to_target));
+  CHECK_THROWS_WITH(metric_field("id_accuracy"), Catch::Contains("no metric 'id_accuracy'") && Catch::Contains("ood_token_acc"));
+  // the report's list (its columns' order; a metric added later comes after these)
+  const std::vector<std::string> report = {"id_acc",    "ood_length_acc", "ood_token_acc",
+                                           "shift_acc", "shortcut_gap",   "final_train_loss"};
+  const auto listed = report_metrics();
+  REQUIRE(listed.size() >= report.size());
+  CHECK(std::vector<std::string>(listed.begin(), listed.begin() + 6) == report);
+  // the first files' metrics, and those files written before them lack (read as their default)
+  for (const char* name : {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss"})
+    CHECK_FALSE(metric_field(name).optional);
+  CHECK(metric_field("ood_token_acc").optional);
+  CHECK(metric_field("fitted").optional);
 }

@@ -3,11 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/report/report.hpp"
 #include "harness/results/results.hpp"
 #include "tests/harness/helpers.hpp"
@@ -41,15 +44,30 @@ RunResult sample_run(const std::string& id, uint64_t seed) {
   r.chance = 0.5;
   r.curve = {{200, 0.69, 0.5, 1e-3, 2.5}, {400, 0.12, 0.97, 5e-4, kNaN}, {500, kNaN, 1.0, 0.0, 0.25}};
   r.conditions = {"id", "p1=0.9", "p1=0.2,p2=0.3"};
-  r.eval = {{8, 0, 0.01, 0.999, 0.99}, {16, 0, 2.5, 0.61, 0.125}, {8, 1, kNaN, 0.5, 0.25}, {8, 2, 0.3, 0.9, 0.75}};
-  r.metrics = {0.99, 0.125, 0.25, 0.865, 400, kNaN};
+  // rows of different widths of position_acc (padded on disk), a NaN inside one
+  r.eval = {{8, 0, 0.01, 0.999, 0.99, 0.5, {1.0, 0.75, kNaN, 0.5}, 256},
+            {16, 0, 2.5, 0.61, 0.125, 0.0, {0.875}, kNaN},
+            {8, 1, kNaN, 0.5, 0.25, kNaN, {}, 256},
+            {8, 2, 0.3, 0.9, 0.75, 0.25, {0.5, 0.25}, 128}};
+  srbench::test::set_every_metric(r.metrics, 0.5);
+  r.metrics.final_train_loss = kNaN;
   r.diag.layers = 2;
   r.diag.heads = 3;
   r.diag.attn_entropy = {0.1, 0.2, 0.3, 0.4, 0.5, kNaN};
   r.diag.attn_max = {0.9, 0.8, 0.7, 0.6, 0.5, 0.4};
   r.diag.value_entropy = {1.5, 2.5};
   r.diag.hidden_entropy = {0.5, kNaN};
+  r.diag.value_entropy_lime = {0.25, 1.25};
+  r.diag.hidden_entropy_lime = {kNaN, 0.125};
+  r.diag_init = r.diag;
+  r.diag_init.attn_entropy = {1.1, 1.0, 0.9, 0.8, 0.7, 0.6};
+  r.diag_init.hidden_entropy = {2.0, 2.5};
   r.bits_per_byte = true;
+  r.routers = {{1, 2, 4, {0.5f, -1.0f, 0.25f, 2.0f, 0.0f, 1.5f, -0.75f, 3.0f}}};
+  r.splines = {{"blocks.0.mlp.act.values", {-1.0f, 0.0f, 0.5f, 2.0f}, 4.0, 4, "linear"},
+               {"blocks.1.mlp.act.values", {0.25f, 0.75f, 1.0f}, 8.0, 3, "constant"}};
+  r.splines_from = "results/search/lin.h5";
+  r.splines_task = "dyck";
   return r;
 }
 
@@ -88,6 +106,19 @@ size_t display_width(const std::string& s) {
   return w;
 }
 
+// Seals a results file edited in place with a fresh checksum (h5.hpp: a 512-byte block
+// "srbench-checksum 1 bytes=N crc32=X\n", zero-padded, before the HDF5 file).
+void reseal(const std::string& path) {
+  std::string bytes = srbench::test::read_file(path);
+  REQUIRE(bytes.size() > 512);
+  const auto body = reinterpret_cast<const Bytef*>(bytes.data() + 512);
+  const unsigned long crc = crc32(crc32(0L, Z_NULL, 0), body, static_cast<uInt>(bytes.size() - 512));
+  char header[512] = {};
+  std::snprintf(header, sizeof header, "srbench-checksum 1 bytes=%zu crc32=%08lx\n", bytes.size() - 512, crc);
+  bytes.replace(0, 512, header, 512);
+  srbench::test::write_file(path, bytes);
+}
+
 const char* kSuiteYaml = R"(name: mini
 seeds: [0, 1, 2]
 tasks:
@@ -114,6 +145,7 @@ TEST_CASE("a run file round-trips every field of a RunResult, NaN included", "[r
   // a run without diagnostics has no diag group and reads back with empty diagnostics
   auto plain = sample_run("000000000001", 1);
   plain.diag = {};
+  plain.diag_init = {};
   plain.curve.clear();
   plain.eval.clear();
   plain.conditions = {"id"};
@@ -125,6 +157,48 @@ TEST_CASE("a run file round-trips every field of a RunResult, NaN included", "[r
   REQUIRE(f.valid());
   CHECK(H5Lexists(f, "/runs/000000000001/diag", H5P_DEFAULT) == 0);
   CHECK(H5Lexists(f, "/runs/000000000001/curve/step", H5P_DEFAULT) > 0);
+}
+
+TEST_CASE("files written before the optional attributes and /summary columns read them as defaults", "[results]") {
+  TempDir dir;
+  const auto run = sample_run("ab12cd34ef56", 7);
+  write_run_file(dir.file("r.h5"), run, kSuiteYaml, nullptr);
+  srbench::test::write_suite_file_of(dir.file("s.h5"), kSuiteYaml, {dir.file("r.h5")});
+  std::vector<srbench::h5::Column> first_columns;  // /summary as the first suite files had it
+  for (const auto& c : summary_columns())
+    if (!c.optional) first_columns.push_back(c);
+  std::vector<std::string> optional;
+  for (const auto& a : run_attribute_values(run))
+    if (a.optional) optional.push_back(a.name);
+  // in the order they were added (metrics added since come after these)
+  REQUIRE(optional.size() >= 6);
+  CHECK(std::vector<std::string>(optional.begin(), optional.begin() + 6) ==
+        std::vector<std::string>{"splines_from", "splines_task", "ood_token_acc", "chance", "fitted", "eval_s"});
+  for (const char* name : {"r.h5", "s.h5"}) {
+    {
+      const srbench::h5::Id f(H5Fopen(dir.file(name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+      REQUIRE(f.valid());
+      for (const auto& a : optional) REQUIRE(H5Adelete_by_name(f, "/runs/ab12cd34ef56", a.c_str(), H5P_DEFAULT) >= 0);
+      if (std::string(name) == "s.h5") {
+        const auto row = srbench::h5::read_table(f, "summary", first_columns);
+        REQUIRE(H5Ldelete(f, "summary", H5P_DEFAULT) >= 0);
+        srbench::h5::write_table(f, "summary", first_columns, row);
+      }
+    }
+    reseal(dir.file(name));
+  }
+  RunResult want = run;
+  const RunMetrics defaults;
+  for (const auto& f : metric_fields())
+    if (f.optional) std::visit([&](auto member) { want.metrics.*member = defaults.*member; }, f.member);
+  CHECK(std::isnan(want.metrics.ood_token_acc));
+  CHECK(want.metrics.fitted == -1);
+  want.chance = kNaN, want.eval_s = kNaN, want.splines_from = "", want.splines_task = "";
+  require_same_run(read_run_file(dir.file("r.h5")), want);
+  const auto s = read_suite_file(dir.file("s.h5"));
+  REQUIRE(s.summary.size() == 1);
+  srbench::test::check_same_metrics(s.summary[0].metrics, want.metrics);
+  require_same_run(s.runs[0], want);
 }
 
 TEST_CASE("a run file holds the model's checkpoint in the run group when given one", "[results]") {
@@ -223,19 +297,14 @@ TEST_CASE("write_suite_file assembles a summary row and a run group per run file
     CHECK(row.seed == static_cast<int64_t>(r.seed));
     CHECK(row.grid == r.grid);
     CHECK(row.status == r.status);
-    CHECK(same(row.id_acc, r.metrics.id_acc));
-    CHECK(same(row.ood_length_acc, r.metrics.ood_length_acc));
-    CHECK(same(row.shift_acc, r.metrics.shift_acc));
-    CHECK(same(row.shortcut_gap, r.metrics.shortcut_gap));
-    CHECK(row.steps_to_target == r.metrics.steps_to_target);
-    CHECK(same(row.final_train_loss, r.metrics.final_train_loss));
+    srbench::test::check_same_metrics(row.metrics, r.metrics);
     CHECK(same(row.wall_s, r.wall_s));
     CHECK(same(row.tokens_per_s, r.tokens_per_s));
     require_same_run(s.runs[i], r);  // the copied run group
   }
   CHECK(s.summary[0].status == "diverged");
   CHECK(s.summary[1].tokens_per_s == 1234.5);
-  CHECK(std::isnan(s.summary[2].id_acc));
+  CHECK(std::isnan(s.summary[2].metrics.id_acc));
 
   // a damaged run file stops the assembly and leaves no output
   srbench::test::write_file(dir.file("bad.h5"), "not hdf5");
@@ -279,7 +348,7 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   CHECK(b.failed == 1);
   CHECK(b.reached == 2);
   CHECK(b.frac_target() == Approx(2.0 / 3.0));
-  REQUIRE(b.metrics.size() == 7);
+  REQUIRE(b.metrics.size() == report_metrics().size() + 1);  // steps_to_target last
   CHECK(b.metrics[0].name == "id_acc");
   const auto& id = b.metrics[0].stats;
   CHECK(id.n == 3);
@@ -294,8 +363,8 @@ TEST_CASE("the report aggregates seeds per (entry, model, grid) as computed by h
   CHECK(b.metrics[2].stats.n == 2);
   CHECK(b.metrics[2].stats.mean == Approx(0.375));
   CHECK(b.metrics[2].stats.max == 0.5);
-  CHECK(b.metrics[6].name == "steps_to_target");
-  const auto& steps = b.metrics[6].stats;
+  CHECK(b.metrics.back().name == "steps_to_target");
+  const auto& steps = b.metrics.back().stats;
   CHECK(steps.n == 2);
   CHECK(steps.mean == Approx(300));
   CHECK(steps.std == Approx(std::sqrt(2.0) * 100));  // sqrt((100² + 100²) / 1)
@@ -391,8 +460,8 @@ TEST_CASE("srbench merge joins the run files that open cleanly and lists missing
   REQUIRE(s.summary.size() == 2);
   CHECK(s.summary[0].run_id == suite.runs[0].id);  // ordered by index in the suite
   CHECK(s.summary[1].run_id == suite.runs[2].id);
-  CHECK(s.summary[0].id_acc == 0.5);
-  CHECK(s.summary[1].id_acc == 1.0);
+  CHECK(s.summary[0].metrics.id_acc == 0.5);
+  CHECK(s.summary[1].metrics.id_acc == 1.0);
   CHECK(s.suite_yaml == kSuiteYaml);
 
   // DIR may also be the runs folder itself

@@ -25,7 +25,6 @@
 using namespace srbench::harness;
 using srbench::test::require_same_run;
 using srbench::test::run_srbench;
-using srbench::test::same;
 using srbench::test::TempDir;
 namespace fs = std::filesystem;
 
@@ -139,12 +138,7 @@ void require_same_rows(const std::map<std::string, SummaryRow>& a, const std::ma
     CHECK(x.seed == y.seed);
     CHECK(x.grid == y.grid);
     CHECK(x.status == y.status);
-    CHECK(same(x.id_acc, y.id_acc));
-    CHECK(same(x.ood_length_acc, y.ood_length_acc));
-    CHECK(same(x.shift_acc, y.shift_acc));
-    CHECK(same(x.shortcut_gap, y.shortcut_gap));
-    CHECK(x.steps_to_target == y.steps_to_target);
-    CHECK(same(x.final_train_loss, y.final_train_loss));
+    srbench::test::check_same_metrics(x.metrics, y.metrics);
   }
 }
 

@@ -69,9 +69,10 @@ models:
 
 
 
-# harness.md's derived metrics, as a run file's attributes name them
-METRICS = {"id_acc", "ood_length_acc", "shift_acc", "shortcut_gap", "steps_to_target", "final_train_loss",
-           "ood_token_acc", "fitted"}
+# harness.md's derived metrics: the module's table of them, which starts with these eight
+METRICS = [m["name"] for m in srbench._srbench.metric_fields()]
+FIRST_METRICS = ["id_acc", "ood_length_acc", "ood_token_acc", "shift_acc", "shortcut_gap", "steps_to_target",
+                 "final_train_loss", "fitted"]
 
 
 def same_batch(a, b):
@@ -278,8 +279,8 @@ def main():
     for res, path in zip(results, paths):
         with h5py.File(path, "r") as f:
             attrs = f["runs"][res.run_id].attrs
-            check(set(res.metrics) == METRICS, f"{res.run_id}: metrics keys {sorted(res.metrics)}")
-            for k in METRICS & set(res.metrics):
+            check(set(res.metrics) == set(METRICS), f"{res.run_id}: metrics keys {sorted(res.metrics)}")
+            for k in set(METRICS) & set(res.metrics):
                 check(close(float(attrs[k]), float(res.metrics[k]), 0), f"{res.run_id}: {k} {res.metrics[k]}, file {attrs[k]}")
     check(all(os.path.dirname(x) == os.path.join(tmp, "pyproto", "runs") for x in paths), f"run files at {paths}")
     p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
@@ -291,6 +292,21 @@ def main():
     csv_text = subprocess.run([binary, "report", out, "--format", "csv"], capture_output=True, text=True).stdout
     r = srbench.read_results(out)
     check(len(r.summary) == 16 + len(results), f"summary has {len(r.summary)} rows")
+    # a run file read alone: the suite file's /summary columns in their order, its row's values
+    with h5py.File(out, "r") as f:
+        columns = list(f["summary"].dtype.names)
+    one = srbench.read_results(paths[0]).summary
+    check(list(one.columns) == columns, f"run file summary columns {list(one.columns)} != /summary's {columns}")
+    row = r.summary[r.summary.run_id == results[0].run_id].iloc[0]
+    for k in set(columns) & set(one.columns):
+        a, b = one[k].iloc[0], row[k]
+        check(a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b)), f"run file summary {k}: {a} != {b}")
+    fields = srbench._srbench.metric_fields()
+    check(METRICS[:len(FIRST_METRICS)] == FIRST_METRICS, f"metric_fields {METRICS}")
+    first = fields[:len(FIRST_METRICS)]
+    check([m["name"] for m in first if m["kind"] == "int"] == ["steps_to_target", "fitted"]
+          and [m["default"] for m in first if m["kind"] == "int"] == [-1, -1]
+          and [m["name"] for m in first if m["optional"]] == ["ood_token_acc", "fitted"], f"metric_fields {first}")
     check(set(r.summary.model) == {"tiny", "tiny-alibi", "const"}, f"models {set(r.summary.model)}")
     for res in results:
         s = r.summary[r.summary.run_id == res.run_id]

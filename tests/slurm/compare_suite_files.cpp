@@ -3,14 +3,17 @@
 // local sweep.
 //
 // Checked: no run id twice in either /summary; the same run ids; every /summary field but wall_s
-// and tokens_per_s equal (NaN equals NaN); and per run its resolved config, training curve,
-// evaluation conditions and rows, its splines; and the searches (/splines/<name>): config,
+// and tokens_per_s equal (NaN equals NaN; the metrics: each of metric_fields()); and per run its
+// resolved config, training curve, evaluation conditions and rows (with seen_frac, input_space
+// and position_acc), its splines; and the searches (/splines/<name>): config,
 // status, spline values and each model's final val_acc. Prints every difference. Exit 0 same, 1 different, 2 unreadable.
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <variant>
 
+#include "harness/core/metric_fields.hpp"
 #include "harness/results/results.hpp"
 
 using namespace srbench::harness;
@@ -39,6 +42,15 @@ void same_double(const std::string& run, const std::string& what, double a, doub
     std::snprintf(y, sizeof y, "%.17g", b);
     differ(run, what, x, y);
   }
+}
+
+void same_value(const std::string& run, const std::string& what, int64_t a, int64_t b) { same_int(run, what, a, b); }
+void same_value(const std::string& run, const std::string& what, double a, double b) { same_double(run, what, a, b); }
+
+// Every metric of metric_fields().
+void compare_metrics(const std::string& run, const RunMetrics& a, const RunMetrics& b) {
+  for (const auto& f : metric_fields())
+    std::visit([&](auto member) { same_value(run, f.name, a.*member, b.*member); }, f.member);
 }
 
 // The summary rows and runs of a suite file by run id; a run id seen twice counts as a difference.
@@ -95,6 +107,12 @@ void compare_run(const std::string& id, const RunResult& a, const RunResult& b) 
     same_double(id, at + "loss", a.eval[i].loss, b.eval[i].loss);
     same_double(id, at + "token_acc", a.eval[i].token_acc, b.eval[i].token_acc);
     same_double(id, at + "seq_acc", a.eval[i].seq_acc, b.eval[i].seq_acc);
+    same_double(id, at + "seen_frac", a.eval[i].seen_frac, b.eval[i].seen_frac);
+    same_double(id, at + "input_space", a.eval[i].input_space, b.eval[i].input_space);
+    const auto &pa = a.eval[i].position_acc, &pb = b.eval[i].position_acc;
+    same_int(id, at + "position_acc size", static_cast<int64_t>(pa.size()), static_cast<int64_t>(pb.size()));
+    for (size_t p = 0; p < std::min(pa.size(), pb.size()); ++p)
+      same_double(id, at + "position_acc[" + std::to_string(p) + "]", pa[p], pb[p]);
   }
 }
 
@@ -128,12 +146,7 @@ int main(int argc, char** argv) {
     same_int(id, "seed", x.seed, y.seed);
     same_text(id, "grid", x.grid, y.grid);
     same_text(id, "status", x.status, y.status);
-    same_double(id, "id_acc", x.id_acc, y.id_acc);
-    same_double(id, "ood_length_acc", x.ood_length_acc, y.ood_length_acc);
-    same_double(id, "shift_acc", x.shift_acc, y.shift_acc);
-    same_double(id, "shortcut_gap", x.shortcut_gap, y.shortcut_gap);
-    same_int(id, "steps_to_target", x.steps_to_target, y.steps_to_target);
-    same_double(id, "final_train_loss", x.final_train_loss, y.final_train_loss);
+    compare_metrics(id, x.metrics, y.metrics);
     if (expected.runs.count(id) && actual.runs.count(id)) compare_run(id, expected.runs.at(id), actual.runs.at(id));
   }
   // searches (spline stage 1): the same names, configs, splines and final accuracies

@@ -4,6 +4,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from . import _srbench
+
 _EVAL_COLUMNS = ["loss", "token_acc", "seq_acc", "seen_frac", "input_space"]
 _CURVE_COLUMNS = ["step", "train_loss", "val_acc", "lr", "grad_norm"]
 
@@ -70,11 +72,11 @@ class Results:
 
     @staticmethod
     def _summary_of(run_id, g):
+        """A run file's /summary row: the suite file's columns, from the run group's attributes."""
         row = {"run_id": run_id}
-        for k in ["task", "entry", "model", "seed", "grid", "status", "id_acc", "ood_length_acc", "shift_acc",
-                  "shortcut_gap", "steps_to_target", "final_train_loss", "wall_s", "tokens_per_s", "ood_token_acc",
-                  "fitted"]:
-            row[k] = _attr(g, k, np.nan)
+        for k in _srbench.summary_columns():
+            if k != "run_id":
+                row[k] = _attr(g, k, np.nan)
         return row
 
     @property
