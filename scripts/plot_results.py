@@ -15,6 +15,7 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
   token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
                               one dot per seed, per group
   shortcut_gap.png            shortcut_gap per (entry, variant): mean over seeds, bars min..max
+  gen_length.png              gen_length per (entry, variant): mean over seeds, bars min..max
   transfer.png                /transfer: id_acc_delta and steps_ratio heatmaps
   splines_<source>.png        learned splines (/runs/<id>/splines, /splines/<search>) against
                               their reference: GeLU (mlp), exp (spline-score) or elu+1 (spline-kernel)
@@ -25,7 +26,7 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
 
 Every legend sits outside the data, and each variant of a figure has its own colour, line style
 and marker.
-Each kind is a data function (accuracy_by_length, position_accuracy, training_curves, shortcut_gaps,
+Each kind is a data function (accuracy_by_length, position_accuracy, training_curves, shortcut_gaps, gen_lengths,
 transfer_matrix, splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
 returns the data by kind, so a test can compare what is drawn with the file.
 Needs h5py, numpy, matplotlib and yaml (Debian's /usr/bin/python3) and `import srbench`
@@ -313,15 +314,25 @@ def plot_training_curves(data, out_dir, written):
 
 # ---- shortcut gap -------------------------------------------------------------------------------
 
-def shortcut_gaps(runs):
-    """{(entry, model, grid): (mean, min, max)} of shortcut_gap over the seeds where defined."""
+def metric_over_seeds(runs, metric):
+    """{(entry, model, grid): (mean, min, max)} of a /summary metric over the seeds where defined."""
     out = {}
     for key, rs in groups_of(runs).items():
-        v = np.array([r["shortcut_gap"] for r in rs], dtype=float)
+        v = np.array([r.get(metric, math.nan) for r in rs], dtype=float)
         v = v[~np.isnan(v)]
         if v.size:
             out[key] = (float(v.mean()), float(v.min()), float(v.max()))
     return out
+
+
+def shortcut_gaps(runs):
+    """{(entry, model, grid): (mean, min, max)} of shortcut_gap over the seeds where defined."""
+    return metric_over_seeds(runs, "shortcut_gap")
+
+
+def gen_lengths(runs):
+    """{(entry, model, grid): (mean, min, max)} of gen_length over the seeds where defined."""
+    return metric_over_seeds(runs, "gen_length")
 
 
 def learned_position_groups(f, runs):
@@ -334,7 +345,9 @@ def learned_position_groups(f, runs):
     return out
 
 
-def plot_shortcut_gap(data, out_dir, written, learned=frozenset()):
+def metric_bars(data, hatched=frozenset()):
+    """A figure of one bar per (entry, variant): mean over seeds, error bars min..max; the groups in
+    `hatched` hatched. Returns (fig, ax)."""
     entries = list(dict.fromkeys(k[0] for k in data))
     variants = list(dict.fromkeys((k[1], k[2]) for k in data))
     width = 0.8 / len(variants)
@@ -349,15 +362,20 @@ def plot_shortcut_gap(data, out_dir, written, learned=frozenset()):
                 ms.append(m)
                 err_lo.append(m - lo)
                 err_hi.append(hi - m)
-        hatched = [(e, model, grid) in learned for e in entries if (e, model, grid) in data]
+        marked = [(e, model, grid) in hatched for e in entries if (e, model, grid) in data]
         bars = ax.bar(xs, ms, width, yerr=[err_lo, err_hi], capsize=1.5, label=variant_label(model, grid),
                       color=style(j)["color"])
-        for bar, h in zip(bars, hatched):
+        for bar, h in zip(bars, marked):
             if h:
                 bar.set_hatch("///")
                 bar.set_alpha(0.55)
     ax.set_xticks(range(len(entries)))
     ax.set_xticklabels(entries, rotation=20, fontsize=8)
+    return fig, ax
+
+
+def plot_shortcut_gap(data, out_dir, written, learned=frozenset()):
+    fig, ax = metric_bars(data, learned)
     ax.set_ylabel("shortcut_gap = id_acc - min(ood, shift)")
     ax.set_ylim(-1.03, 1.03)
     ax.axhline(0, color="k", lw=0.5)
@@ -368,6 +386,16 @@ def plot_shortcut_gap(data, out_dir, written, learned=frozenset()):
     ax.set_title(title, fontsize=8)
     legend_outside(ax)
     save(fig, os.path.join(out_dir, "shortcut_gap.png"), written)
+
+
+def plot_gen_length(data, out_dir, written):
+    fig, ax = metric_bars(data)
+    ax.set_ylabel("gen_length (evaluated length)")
+    ax.set_ylim(bottom=0)
+    ax.set_title("gen_length per variant: the longest evaluated length up to which every id length\n"
+                 "reaches train.target_accuracy (by train.fit_metric); mean over seeds, bars min..max", fontsize=8)
+    legend_outside(ax)
+    save(fig, os.path.join(out_dir, "gen_length.png"), written)
 
 
 # ---- transfer matrix ----------------------------------------------------------------------------
@@ -674,6 +702,7 @@ def render_all(path, out_dir):
             ("shortcut_gap", shortcut_gaps(runs),
              lambda d, o, w: plot_shortcut_gap(d, o, w, learned_position_groups(f, runs)),
              "no shortcut_gap defined; skipping shortcut gap"),
+            ("gen_length", gen_lengths(runs), plot_gen_length, "no gen_length defined; skipping gen_length"),
             ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
             ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),
             ("routers", routers(f, runs), plot_routers, "no LIMe routers; skipping router weights"),

@@ -18,9 +18,15 @@ const std::vector<MetricField>& metric_fields() {
       {"shift_acc", &M::shift_acc, false, true, "the lowest, over shift conditions, of the condition's mean seq_acc"},
       {"shortcut_gap", &M::shortcut_gap, false, true, "id_acc − min(ood_length_acc, shift_acc) over those defined"},
       {"steps_to_target", &M::steps_to_target, false, false,
-       "the first curve step with val_acc >= train.target_accuracy (−1: never)"},
+       "the first curve step with val_acc (val_token_acc under train.fit_metric: token_acc) >= "
+       "train.target_accuracy (−1: never)"},
       {"final_train_loss", &M::final_train_loss, false, true, "the train_loss of the last curve point"},
-      {"fitted", &M::fitted, true, false, "1: id_acc >= train.target_accuracy, 0: below it, −1: id_acc undefined"},
+      {"fitted", &M::fitted, true, false,
+       "1: the mean train.fit_metric (seq_acc: id_acc) of id_acc's rows >= train.target_accuracy, 0: below it, "
+       "−1: no such rows"},
+      {"gen_length", &M::gen_length, true, true,
+       "the longest evaluated length L with train.fit_metric >= train.target_accuracy at every evaluated id length "
+       "<= L (0: not even the shortest)"},
   };
   return t;
 }

@@ -20,6 +20,9 @@ struct CurvePoint {
   double val_acc = kNaN;     // seq_acc on the fixed validation set
   double lr = kNaN;          // learning rate of the last step
   double grad_norm = kNaN;   // gradient norm (before clipping) of the last step
+  // token_acc on the same set: measured only under train.fit_metric: token_acc (NaN otherwise,
+  // and in files written before it), whose steps_to_target reads it
+  double val_token_acc = kNaN;
 };
 
 struct EvalRow {
@@ -38,6 +41,10 @@ struct EvalRow {
   double input_space = kNaN;
 };
 
+// train.fit_metric: the accuracy a run's fitted, steps_to_target and gen_length read — seq_acc
+// (the default) or token_acc (the paper's criterion in Liu et al. 2023).
+enum class FitMetric { seq_acc, token_acc };
+
 // Derived per run (harness/run/metrics.hpp); NaN where undefined. Each member is a row of
 // metric_fields() (metric_fields.hpp: its name on disk, what it means, and whether files written
 // before it lack it), which the results files, the report and Python loop over.
@@ -50,6 +57,7 @@ struct RunMetrics {
   double final_train_loss = kNaN;
   double ood_token_acc = kNaN;
   int64_t fitted = -1;
+  double gen_length = kNaN;
 };
 
 // Diagnostics on a fixed in-distribution batch after training (harness.md, "Diagnostics").

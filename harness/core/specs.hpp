@@ -53,6 +53,7 @@ struct TrainConfig : model::TrainSettings {
   int length_max = 16;
   int64_t examples = 0;             // > 0: a finite training set of that many examples
   bool length_per_batch = false;    // train.length_per: example (false) | batch (one length a batch, as NNCH)
+  FitMetric fit_metric = FitMetric::seq_acc;  // train.fit_metric: what fitted, steps_to_target, gen_length read
 };
 
 // An evaluation condition other than `id`: task parameters overridden.

@@ -398,7 +398,8 @@ struct PyResult {
   std::string suite_text, suite_name;
   void derive() {
     run.metrics = harness::derive_metrics(run.eval, run.conditions, spec.train.length_min, spec.train.length_max,
-                                          run.curve, spec.train.target_accuracy);
+                                          run.curve, spec.train.target_accuracy,
+                                          spec.train.fit_metric);
   }
 };
 
@@ -666,12 +667,14 @@ PYBIND11_MODULE(_srbench, m) {
                     [](PyResult& r, double v) { r.run.tokens_per_s = v; })
       .def_property("wall_s", [](const PyResult& r) { return r.run.wall_s; },
                     [](PyResult& r, double v) { r.run.wall_s = v; })
-      .def("add_curve", [](PyResult& r, int64_t step, double train_loss, double val_acc, double lr, double grad_norm) {
+      .def("add_curve", [](PyResult& r, int64_t step, double train_loss, double val_acc, double lr, double grad_norm,
+                           double val_token_acc) {
         if (!r.run.curve.empty() && step <= r.run.curve.back().step)
           value_error("add_curve: step " + std::to_string(step) + " is not after the last one (" +
                       std::to_string(r.run.curve.back().step) + ")");
-        r.run.curve.push_back({step, train_loss, val_acc, lr, grad_norm});
+        r.run.curve.push_back({step, train_loss, val_acc, lr, grad_norm, val_token_acc});
         r.derive();
-      }, py::arg("step"), py::arg("train_loss"), py::arg("val_acc"), py::arg("lr"), py::arg("grad_norm"))
+      }, py::arg("step"), py::arg("train_loss"), py::arg("val_acc"), py::arg("lr"), py::arg("grad_norm"),
+         py::arg("val_token_acc"))
       .def("write", &write_result, py::arg("out"));
 }

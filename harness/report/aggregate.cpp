@@ -73,6 +73,7 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, 
     g.grid = group.front()->grid;
     g.arch = run_arch(*group.front());
     g.fitted_only = fitted_only;
+    g.fit_metric = stored_fit_metric(group.front()->config_yaml);
     std::vector<const RunResult*> rs;  // the runs the statistics are over
     for (const RunResult* r : group) {
       ++g.runs;

@@ -45,8 +45,9 @@ struct GroupReport {
   std::string task, entry, model, grid;
   std::string arch = "transformer";  // the runs' model.arch (recurrent.md): one per group (entry and grid fix it)
   int runs = 0, ok = 0, diverged = 0, failed = 0;
-  int fitted = 0;               // runs whose id_acc reached the target (RunMetrics::fitted)
+  int fitted = 0;               // runs fitted by their fit_metric (RunMetrics::fitted)
   bool fitted_only = false;     // the statistics are over the fitted runs only (report --fitted)
+  std::string fit_metric = "seq_acc";  // the runs' train.fit_metric: what `fitted` read (one per group)
   int reached = 0;              // runs with steps_to_target >= 0
   bool bits_per_byte = false;   // some run of the group reports bits per byte (`text`)
   std::vector<MetricStats> metrics;  // in the order of report_metrics(), then steps_to_target

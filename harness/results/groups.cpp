@@ -1,5 +1,7 @@
 #include "harness/results/groups.hpp"
 
+#include <cmath>
+
 #include "harness/results/results.hpp"
 #include "common/version.hpp"
 
@@ -37,6 +39,14 @@ void write_curve(hid_t g, const std::vector<CurvePoint>& points) {
   h5::write_array(curve, "val_acc", val_acc);
   h5::write_array(curve, "lr", lr);
   h5::write_array(curve, "grad_norm", grad_norm);
+  // val_token_acc: only where measured (train.fit_metric: token_acc), so other runs' files are as before
+  std::vector<double> val_token_acc;
+  bool measured = false;
+  for (const auto& p : points) {
+    val_token_acc.push_back(p.val_token_acc);
+    measured = measured || !std::isnan(p.val_token_acc);
+  }
+  if (measured) h5::write_array(curve, "val_token_acc", val_token_acc);
 }
 
 std::vector<CurvePoint> read_curve(hid_t g) {
@@ -51,6 +61,11 @@ std::vector<CurvePoint> read_curve(hid_t g) {
     throw ResultsError(h5::where(curve) + ": step, train_loss, val_acc, lr and grad_norm differ in length");
   std::vector<CurvePoint> out;
   for (size_t i = 0; i < n; ++i) out.push_back({step[i], train_loss[i], val_acc[i], lr[i], grad_norm[i]});
+  if (h5::has_link(curve, "val_token_acc")) {
+    const auto val_token_acc = h5::read_array<double>(curve, "val_token_acc");
+    if (val_token_acc.size() != n) throw ResultsError(h5::where(curve) + ": val_token_acc and step differ in length");
+    for (size_t i = 0; i < n; ++i) out[i].val_token_acc = val_token_acc[i];
+  }
   return out;
 }
 

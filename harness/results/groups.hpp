@@ -20,7 +20,7 @@ h5::Id open_results_file(const std::string& path, const char* what);
 // ResultsError unless the root's format_version is the one this srbench reads.
 void check_format_version(hid_t file);
 
-// curve/{step,train_loss,val_acc,lr,grad_norm} in group g.
+// curve/{step,train_loss,val_acc,lr,grad_norm} in group g, and curve/val_token_acc where some point has it.
 void write_curve(hid_t g, const std::vector<CurvePoint>& points);
 std::vector<CurvePoint> read_curve(hid_t g);
 

@@ -8,7 +8,8 @@
 //                      task, entry, model, grid, seed, status, message, wall_s, tokens_per_s,
 //                      the metrics (metric_fields()), bits_per_byte, splines_from, splines_task,
 //                      chance, eval_s)
-//     curve/{step,train_loss,val_acc,lr,grad_norm}     1-D, aligned
+//     curve/{step,train_loss,val_acc,lr,grad_norm}     1-D, aligned; curve/val_token_acc too under
+//                                                      train.fit_metric: token_acc
 //     eval/{length,condition,loss,token_acc,seq_acc}   1-D, one row per (length, condition)
 //     eval/conditions                                  strings; condition indexes it (0 = "id")
 //     diag/{attn_entropy,attn_max} [layers,heads], diag/{value_entropy,hidden_entropy} [layers]

@@ -114,7 +114,9 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
         p.lr = step.lr;
         p.grad_norm = step.grad_norm;
         const auto e0 = Clock::now();
-        p.val_acc = evaluate_examples(*model, val).seq_acc;
+        const EvalScore score = evaluate_examples(*model, val);
+        p.val_acc = score.seq_acc;
+        if (tc.fit_metric == FitMetric::token_acc) p.val_token_acc = score.token_acc;  // else not written
         eval_seconds += seconds_since(e0);
         r.curve.push_back(p);
         loss_sum = 0, loss_n = 0;
@@ -131,7 +133,8 @@ RunResult run_training(const RunSpec& spec, std::unique_ptr<model::Model>* train
     }
     r.eval_s = eval_seconds;
     r.splines = model_splines(*model);
-    r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy);
+    r.metrics = derive_metrics(r.eval, r.conditions, tc.length_min, tc.length_max, r.curve, tc.target_accuracy,
+                               tc.fit_metric);
     if (trained) *trained = std::move(model);
   } catch (const std::exception& e) {
     r.status = "failed";

@@ -25,6 +25,15 @@ auto same = [](const auto& v) { return v; };
 
 const char* schedule_name(model::Schedule s) { return model::to_string(s); }
 
+const char* fit_metric_name(FitMetric m) { return m == FitMetric::token_acc ? "token_acc" : "seq_acc"; }
+
+FitMetric as_fit_metric(const YAML::Node& v) {
+  const std::string s = as_string(v);
+  if (s == "seq_acc") return FitMetric::seq_acc;
+  if (s == "token_acc") return FitMetric::token_acc;
+  throw FieldError{"'" + s + "' is not one of seq_acc, token_acc"};
+}
+
 model::Schedule as_schedule(const YAML::Node& v) {
   const std::string s = as_string(v);
   if (s == "cosine") return model::Schedule::Cosine;
@@ -205,6 +214,8 @@ const FieldTable<TrainConfig, const YAML::Node&, ReadSite&>& train_fields() {
                             },
                             [](bool per_batch) { return per_batch ? "batch" : "example"; }),
                 [](const TrainConfig& c) { return !c.length_per_batch; }),
+      with_omit(train_field("fit_metric", [](auto& c) -> auto& { return c.fit_metric; }, as_fit_metric, fit_metric_name),
+                [](const TrainConfig& c) { return c.fit_metric == FitMetric::seq_acc; }),
   };
   return t;
 }

@@ -13,14 +13,28 @@ std::string stored_suite_name(const std::string& suite_yaml) {
   return "";
 }
 
-std::string stored_model_arch(const std::string& config_yaml) {
+namespace {
+
+// `section.key` of a run's resolved config as text; `absent` when it is not there or the config does not parse.
+std::string stored_config_key(const std::string& config_yaml, const char* section, const char* key,
+                              const std::string& absent) {
   try {
     const YAML::Node cfg = YAML::Load(config_yaml);
-    if (cfg.IsMap() && cfg["model"] && cfg["model"].IsMap() && cfg["model"]["arch"])
-      return cfg["model"]["arch"].as<std::string>();
+    if (cfg.IsMap() && cfg[section] && cfg[section].IsMap() && cfg[section][key])
+      return cfg[section][key].as<std::string>();
   } catch (const YAML::Exception&) {
   }
-  return "transformer";
+  return absent;
+}
+
+}  // namespace
+
+std::string stored_model_arch(const std::string& config_yaml) {
+  return stored_config_key(config_yaml, "model", "arch", "transformer");
+}
+
+std::string stored_fit_metric(const std::string& config_yaml) {
+  return stored_config_key(config_yaml, "train", "fit_metric", "seq_acc");
 }
 
 }  // namespace srbench::harness

@@ -1,5 +1,5 @@
 // The YAML texts a results file stores, read for what the report and the commands show of them:
-// the suite's name (the root attribute `suite`) and a run's architecture (its `config`). Plain
+// the suite's name (the root attribute `suite`), a run's architecture and fit metric (its `config`). Plain
 // values out, never an error: a text that does not parse gives the default.
 #pragma once
 
@@ -13,5 +13,9 @@ std::string stored_suite_name(const std::string& suite_yaml);
 // `model.arch` of a run's resolved config; "transformer" when absent (recurrent.md: a config
 // without `arch` is a transformer) or when the config does not parse.
 std::string stored_model_arch(const std::string& config_yaml);
+
+// `train.fit_metric` of a run's resolved config; "seq_acc" when absent (its default, omitted) or
+// when the config does not parse.
+std::string stored_fit_metric(const std::string& config_yaml);
 
 }  // namespace srbench::harness

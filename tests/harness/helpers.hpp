@@ -106,6 +106,7 @@ inline void require_same_run(const harness::RunResult& a, const harness::RunResu
     CHECK(same(a.curve[i].val_acc, b.curve[i].val_acc));
     CHECK(same(a.curve[i].lr, b.curve[i].lr));
     CHECK(same(a.curve[i].grad_norm, b.curve[i].grad_norm));
+    CHECK(same(a.curve[i].val_token_acc, b.curve[i].val_token_acc));
   }
   CHECK(a.conditions == b.conditions);
   REQUIRE(a.eval.size() == b.eval.size());

@@ -124,3 +124,48 @@ TEST_CASE("metric_fields: one row per RunMetrics member, by name, in the report'
   CHECK(metric_field("ood_token_acc").optional);
   CHECK(metric_field("fitted").optional);
 }
+
+TEST_CASE("metrics: gen_length is the longest evaluated id length up to which every id length reaches the target",
+          "[harness][metrics]") {
+  // EvalRow: {length, condition, loss, token_acc, seq_acc}; conditions {"id", "p1=0.9"}; train lengths [1, 8]
+  const std::vector<std::string> conditions = {"id", "p1=0.9"};
+  // evaluated lengths with gaps, out of order; a shift row that misses is not an id row
+  const std::vector<EvalRow> rows = {
+      {16, 0, 0, 0.995, 0.99}, {4, 0, 0, 1.0, 1.0}, {8, 0, 0, 0.999, 0.995},
+      {32, 0, 0, 0.99, 0.50},  {64, 0, 0, 0.97, 0.2}, {128, 0, 0, 0.999, 1.0},  // passes again after a miss: no matter
+      {8, 1, 0, 0.2, 0.0},
+  };
+  CHECK(derive_metrics(rows, conditions, 1, 8, {}, 0.99).gen_length == 16);  // 4, 8, 16 reach 0.99; 32 misses
+  CHECK(derive_metrics(rows, conditions, 1, 8, {}, 0.99, FitMetric::token_acc).gen_length == 32);  // 64 misses
+  CHECK(gen_length(rows, 0.5, FitMetric::seq_acc) == 32);   // the target decides: 64's 0.2 misses 0.5
+  CHECK(gen_length(rows, 0.95, FitMetric::token_acc) == 128);  // every length reaches it: the longest
+  // 0 when the shortest evaluated length already misses (even though longer ones reach it)
+  CHECK(gen_length({{2, 0, 0, 0.5, 0.1}, {4, 0, 0, 1, 1}}, 0.99, FitMetric::seq_acc) == 0);
+  // a NaN accuracy (nothing scored) does not reach the target
+  CHECK(gen_length({{2, 0, 0, 1, 1}, {4, 0, 0, kNaN, kNaN}, {8, 0, 0, 1, 1}}, 0.99, FitMetric::seq_acc) == 2);
+  // undefined without id rows
+  CHECK(std::isnan(gen_length({{8, 1, 0, 1, 1}}, 0.99, FitMetric::seq_acc)));
+  CHECK(std::isnan(derive_metrics({}, {"id"}, 1, 8, {}, 0.99).gen_length));
+}
+
+TEST_CASE("metrics: under fit_metric token_acc, fitted and steps_to_target read token accuracy", "[harness][metrics]") {
+  // train lengths [4, 8]: id_acc's rows are 4 and 8 (2 and 16 are outside)
+  const std::vector<EvalRow> rows = {
+      {2, 0, 0, 0.0, 0.0}, {4, 0, 0, 0.995, 0.80}, {8, 0, 0, 0.989, 0.70}, {16, 0, 0, 0.1, 0.0},
+  };
+  // step, train_loss, val_acc, lr, grad_norm, val_token_acc
+  const std::vector<CurvePoint> curve = {{100, 1, 0.5, 0, 0, 0.95}, {200, 1, 0.6, 0, 0, 0.991}, {300, 1, 0.99, 0, 0, 0.999}};
+  const RunMetrics seq = derive_metrics(rows, {"id"}, 4, 8, curve, 0.99);
+  const RunMetrics tok = derive_metrics(rows, {"id"}, 4, 8, curve, 0.99, FitMetric::token_acc);
+  CHECK(seq.id_acc == Approx(0.75));
+  CHECK(tok.id_acc == seq.id_acc);  // id_acc stays sequence accuracy
+  CHECK(seq.fitted == 0);
+  CHECK(tok.fitted == 1);  // (0.995 + 0.989) / 2 = 0.992 >= 0.99
+  CHECK(derive_metrics(rows, {"id"}, 4, 8, curve, 0.993, FitMetric::token_acc).fitted == 0);
+  CHECK(seq.steps_to_target == 300);  // val_acc
+  CHECK(tok.steps_to_target == 200);  // val_token_acc
+  // a curve without val_token_acc (not measured) never reaches a token target
+  CHECK(derive_metrics(rows, {"id"}, 4, 8, {{100, 1, 1.0, 0, 0}}, 0.99, FitMetric::token_acc).steps_to_target == -1);
+  // no rows inside the training lengths: undefined
+  CHECK(derive_metrics({{16, 0, 0, 1, 1}}, {"id"}, 4, 8, {}, 0.99, FitMetric::token_acc).fitted == -1);
+}

@@ -117,6 +117,27 @@ TEST_CASE("fitted: id_acc reaches the target; report --fitted restricts every st
   CHECK(text.find("over the fitted seeds only") != std::string::npos);
 }
 
+TEST_CASE("report: a group judged by train.fit_metric token_acc says so; seq_acc groups read as before", "[report]") {
+  std::vector<RunResult> runs = {metric_run("m", 0, 1.0, 0.2, 1), metric_run("m", 1, 0.5, 0.9, 0),
+                                 metric_run("t", 0, 0.5, 0.3, 1), metric_run("t", 1, 0.4, 0.8, 0)};
+  for (auto& r : runs) r.config_yaml = "train:\n  steps: 3\n" + std::string(r.model == "t" ? "  fit_metric: token_acc\n" : "");
+  const auto groups = aggregate_runs(runs, true);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].fit_metric == "seq_acc");
+  CHECK(groups[1].fit_metric == "token_acc");
+  CHECK(groups[1].fitted == 1);
+  CHECK(groups[1].metrics[1].stats.mean == Approx(0.3));  // --fitted follows the runs' own `fitted`
+  const std::string text = format_report(groups, ReportFormat::table);
+  CHECK(text.find("fitted 1/2\n") != std::string::npos);             // model m: seq_acc, unnamed
+  CHECK(text.find("fitted 1/2 by token_acc\n") != std::string::npos);  // model t
+  CHECK(text.find("over the fitted seeds only (the id rows' mean train.fit_metric >= target") != std::string::npos);
+  CHECK(format_report(groups, ReportFormat::markdown).find("| 1/2 by token_acc |") != std::string::npos);
+  // with every run at seq_acc, the preamble is the one it always was
+  runs.resize(2);
+  CHECK(format_report(aggregate_runs(runs, true), ReportFormat::table)
+            .find("over the fitted seeds only (id_acc >= target)\n") != std::string::npos);
+}
+
 TEST_CASE("report --compare: paired differences by seed, with their bootstrap interval", "[report]") {
   std::vector<RunResult> runs = {metric_run("a", 0, 0.9, 0.5, 1), metric_run("a", 1, 0.8, 0.6, 1),
                                  metric_run("a", 2, 0.7, 0.7, 1), metric_run("b", 0, 0.6, 0.1, 1),

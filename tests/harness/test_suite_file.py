@@ -135,7 +135,10 @@ def check_layout(f, expected_ids, checkpoint_id):
             check(ok, f"{rid}: summary.{name} {want!r} equals the run's attribute {got!r}")
 
         curve = g["curve"]
-        check(set(curve.keys()) == {"step", "train_loss", "val_acc", "lr", "grad_norm"}, f"{rid}/curve members")
+        # val_token_acc only under train.fit_metric: token_acc
+        token_fit = "fit_metric: token_acc" in text(g.attrs["config"])
+        check(set(curve.keys()) == {"step", "train_loss", "val_acc", "lr", "grad_norm"} | (
+            {"val_token_acc"} if token_fit else set()), f"{rid}/curve members")
         n = curve["step"].shape
         for k in curve:
             check(curve[k].ndim == 1 and curve[k].shape == n, f"{rid}/curve/{k}: 1-D, aligned")

@@ -4,7 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "common/h5.hpp"
+#include "harness/results/results.hpp"
 #include "harness/run/data.hpp"
 #include "harness/run/trainer.hpp"
 #include "harness/suite/suite.hpp"
@@ -168,4 +171,66 @@ TEST_CASE("train.length_per: batch draws one length per batch (as NNCH), example
         "generator; it does not apply to a finite training set (train.examples 100)");
   CHECK(srbench::test::config_error_of(with_train("length_per: each")) ==
         "s.yaml:4: defaults.train.length_per: 'each' is not one of example, batch");
+}
+
+TEST_CASE("train.fit_metric: the default keeps the resolved YAML and id, and bad values name the key and line",
+          "[harness][suite]") {
+  const RunSpec plain = only_run();
+  CHECK(plain.train.fit_metric == FitMetric::seq_acc);
+  CHECK(plain.resolved_yaml.find("fit_metric") == std::string::npos);
+  CHECK(only_run("fit_metric: seq_acc").id == plain.id);
+  const RunSpec token = only_run("fit_metric: token_acc");
+  CHECK(token.train.fit_metric == FitMetric::token_acc);
+  CHECK(token.id != plain.id);
+  CHECK(token.resolved_yaml.find("  fit_metric: token_acc\n") != std::string::npos);
+  CHECK(srbench::test::config_error_of(with_train("fit_metric: loss")) ==
+        "s.yaml:4: defaults.train.fit_metric: 'loss' is not one of seq_acc, token_acc");
+}
+
+TEST_CASE("train.fit_metric: token_acc records the validation token accuracy and judges fitted by token_acc",
+          "[harness][suite]") {
+  omp_set_num_threads(1);
+  const RunResult seq = run_training(only_run("target_accuracy: 0.5"));
+  const RunResult tok = run_training(only_run("target_accuracy: 0.5, fit_metric: token_acc"));
+  REQUIRE(seq.status == "ok");
+  REQUIRE(tok.status == "ok");
+  // the same training and evaluation: only what is judged differs
+  REQUIRE(seq.curve.size() == tok.curve.size());
+  REQUIRE(seq.eval.size() == tok.eval.size());
+  for (size_t i = 0; i < seq.curve.size(); ++i) {
+    CHECK(seq.curve[i].val_acc == tok.curve[i].val_acc);
+    CHECK(std::isnan(seq.curve[i].val_token_acc));  // not measured under seq_acc
+    CHECK(tok.curve[i].val_token_acc >= tok.curve[i].val_acc);  // every sequence right: every token right
+    CHECK(tok.curve[i].val_token_acc <= 1.0);
+  }
+  for (size_t i = 0; i < seq.eval.size(); ++i) CHECK(seq.eval[i].token_acc == tok.eval[i].token_acc);
+  CHECK(tok.metrics.id_acc == seq.metrics.id_acc);
+
+  // by hand: the id rows inside train.length [2, 5], and the first curve point at the target
+  double token_sum = 0;
+  int n = 0;
+  for (const auto& e : tok.eval)
+    if (e.condition == 0 && e.length >= 2 && e.length <= 5) token_sum += e.token_acc, ++n;
+  REQUIRE(n > 0);
+  CHECK(tok.metrics.fitted == (token_sum / n >= 0.5 ? 1 : 0));
+  int64_t first = -1;
+  for (const auto& p : tok.curve)
+    if (first < 0 && p.val_token_acc >= 0.5) first = p.step;
+  CHECK(tok.metrics.steps_to_target == first);
+
+  // the run file holds curve/val_token_acc only under token_acc, and reads it back
+  srbench::test::TempDir dir;
+  for (const RunResult* r : {&seq, &tok}) {
+    const std::string path = dir.file(r->run_id + ".h5");
+    write_run_file(path, *r, kSuite, nullptr);
+    {
+      srbench::h5::Id f = srbench::h5::open_file(path, "run file");
+      srbench::h5::Id curve = srbench::h5::open_group(f, "runs/" + r->run_id + "/curve");
+      CHECK(srbench::h5::has_link(curve, "val_token_acc") == (r == &tok));
+    }
+    const RunResult back = read_run_file_at(path).result;
+    REQUIRE(back.curve.size() == r->curve.size());
+    for (size_t i = 0; i < back.curve.size(); ++i)
+      CHECK(srbench::test::same(back.curve[i].val_token_acc, r->curve[i].val_token_acc));
+  }
 }

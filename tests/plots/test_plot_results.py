@@ -128,7 +128,8 @@ def main():
         names = sorted(os.path.basename(p) for p, _ in written)
         check(names == sorted(os.listdir(out1)), f"written list {names} matches the folder")
         check(names == sorted(["acc_vs_length_parity.png", "position_acc_parity.png", "curves_parity.png",
-                               "shortcut_gap.png", "token_error.png", "value_entropy.png", "attn_entropy.png"]),
+                               "shortcut_gap.png", "gen_length.png", "token_error.png", "value_entropy.png",
+                               "attn_entropy.png"]),
               f"figures of the real file: {names}")
         fixed = {"acc_vs_length_parity.png": (1100, 420), "curves_parity.png": (1000, 380),
                  "value_entropy.png": (620, 380)}
@@ -195,6 +196,18 @@ def main():
                 # shortcut gap from the summary table
                 gaps = np.array([r["shortcut_gap"] for r in rows if r["model"] == model])
                 close(data["shortcut_gap"][key], (gaps.mean(), gaps.min(), gaps.max()), f"{model} shortcut gap")
+                # gen_length, from the id rows' seq_acc at 2, 4, 8 (acc above): the longest length up to
+                # which every one reaches the default target 0.99, 0 when length 2 misses
+                def longest(seed_acc):
+                    out = 0
+                    for length, a_ in zip((2, 4, 8), seed_acc):
+                        if not a_ >= 0.99:
+                            break
+                        out = length
+                    return out
+                gens = np.array([longest(a_) for a_ in acc], dtype=float)
+                close([r["gen_length"] for r in rows if r["model"] == model], gens, f"{model} gen_length column")
+                close(data["gen_length"][key], (gens.mean(), gens.min(), gens.max()), f"{model} gen_length")
                 # error rate at scored positions: id at 2, 4, 8, then p1=0.9 at the training lengths 2, 4
                 errs = []
                 for rid in ids:

@@ -95,6 +95,7 @@ void compare_run(const std::string& id, const RunResult& a, const RunResult& b) 
     same_double(id, at + "val_acc", a.curve[i].val_acc, b.curve[i].val_acc);
     same_double(id, at + "lr", a.curve[i].lr, b.curve[i].lr);
     same_double(id, at + "grad_norm", a.curve[i].grad_norm, b.curve[i].grad_norm);
+    same_double(id, at + "val_token_acc", a.curve[i].val_token_acc, b.curve[i].val_token_acc);
   }
   same_int(id, "conditions", static_cast<int64_t>(a.conditions.size()), static_cast<int64_t>(b.conditions.size()));
   for (size_t i = 0; i < std::min(a.conditions.size(), b.conditions.size()); ++i)

@@ -214,10 +214,13 @@ class Result:
     def wall_s(self, value):
         self._res.wall_s = float(value)
 
-    def add_curve(self, step, train_loss, val_acc=math.nan, lr=math.nan, grad_norm=math.nan):
+    def add_curve(self, step, train_loss, val_acc=math.nan, lr=math.nan, grad_norm=math.nan,
+                  val_token_acc=math.nan):
         """Appends a training-curve point (steps increasing); steps_to_target and
-        final_train_loss follow from the curve."""
-        self._res.add_curve(int(step), float(train_loss), float(val_acc), float(lr), float(grad_norm))
+        final_train_loss follow from the curve (steps_to_target from val_token_acc under
+        train.fit_metric: token_acc, which alone writes it)."""
+        self._res.add_curve(int(step), float(train_loss), float(val_acc), float(lr), float(grad_norm),
+                            float(val_token_acc))
 
     def write(self, suite, out=None):
         """Writes the run file <folder of out>/<suite>/runs/<run_id>.h5 (out defaults to

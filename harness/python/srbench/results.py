@@ -29,7 +29,7 @@ class Results:
     """A results file read into pandas:
     summary  one row per run (the suite file's /summary; for a run file, built from its attributes)
     evals    run_id, length, condition (its name), loss, token_acc, seq_acc, seen_frac, input_space
-    curves   run_id, step, train_loss, val_acc, lr, grad_norm
+    curves   run_id, step, train_loss, val_acc, lr, grad_norm (and val_token_acc when some run has it)
     config(run_id)  the run's resolved config as a dict; suite_yaml the suite text."""
 
     def __init__(self, path):
@@ -56,7 +56,9 @@ class Results:
                     evals.append(self._evals_of(run_id, g["eval"]))
                 if "curve" in g:
                     c = g["curve"]
-                    curves.append(pd.DataFrame({"run_id": run_id, **{k: c[k][:] for k in _CURVE_COLUMNS}}))
+                    # val_token_acc: only runs under train.fit_metric: token_acc have it (NaN for the others)
+                    columns = _CURVE_COLUMNS + (["val_token_acc"] if "val_token_acc" in c else [])
+                    curves.append(pd.DataFrame({"run_id": run_id, **{k: c[k][:] for k in columns}}))
         self.evals = pd.concat(evals, ignore_index=True) if evals else pd.DataFrame(
             columns=["run_id", "length", "condition"] + _EVAL_COLUMNS)
         self.curves = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
