@@ -106,7 +106,7 @@ ModelConfig config_s() {  // performance.md's S
 
 }  // namespace
 
-TEST_CASE("the counting hook sees allocations (malloc, new, vector)") {
+TEST_CASE("the counting hook sees allocations (malloc, new, vector)", "[alloc]") {
   g_allocations = 0;
   g_counting = true;
   void* p = std::malloc(1 << 20);
@@ -117,14 +117,15 @@ TEST_CASE("the counting hook sees allocations (malloc, new, vector)") {
   CHECK(g_allocations.load() == 3);  // malloc, new of the vector, its storage
 }
 
-TEST_CASE("no allocation in training steps after the first: S, softmax, learned positions") {
+TEST_CASE("no allocation in training steps after the first: S, softmax, learned positions", "[alloc]") {
   for (int threads : {1, 2}) {
     INFO("threads " << threads);
     CHECK(allocations_after_first_step(config_s(), threads) == 0);
   }
 }
 
-TEST_CASE("no allocation in training steps after the first: splines, every attention and position") {
+TEST_CASE("no allocation in training steps after the first: splines, every attention and position",
+          "[alloc][splines]") {
   struct Variant {
     const char* name;
     Attention attention;
@@ -166,7 +167,7 @@ ModelConfig recurrent_config(Arch arch) {
 
 }  // namespace
 
-TEST_CASE("no allocation in training steps after the first: every recurrent arch") {
+TEST_CASE("no allocation in training steps after the first: every recurrent arch", "[alloc][recurrent]") {
   for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
     for (int threads : {1, 2}) {
       INFO(to_string(arch) << ", threads " << threads);
@@ -174,7 +175,8 @@ TEST_CASE("no allocation in training steps after the first: every recurrent arch
     }
 }
 
-TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits") {
+TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits",
+          "[alloc][recurrent]") {
   omp_set_num_threads(1);
   for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
     for (bool grads : {false, true}) {
@@ -199,7 +201,7 @@ TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocate
     }
 }
 
-TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths") {
+TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths", "[alloc][bidirectional]") {
   struct Variant {
     const char* name;
     Attention attention;
@@ -243,7 +245,8 @@ long infer_bytes(const ModelConfig& cfg, int B, int T) {
 
 }  // namespace
 
-TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every attention and position") {
+TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every attention and position",
+          "[alloc][infer]") {
   omp_set_num_threads(2);
   struct Variant {
     const char* name;
@@ -312,7 +315,7 @@ long first_call_bytes(const ModelConfig& cfg, int B, int T, bool need_grads, boo
 }  // namespace
 
 TEST_CASE("forward_backward_memory and infer_memory are what the first calls allocate: every variant, every arch",
-          "[memory]") {
+          "[alloc][memory][infer]") {
   struct Variant {
     const char* name;
     Attention attention;
@@ -349,7 +352,7 @@ TEST_CASE("forward_backward_memory and infer_memory are what the first calls all
 }
 
 TEST_CASE("forward_backward_memory: a transformer's saved activations, and what spline-score attention and LIMe add",
-          "[memory]") {
+          "[alloc][memory][splines][lime]") {
   // model.md's buffers kept for backward: the residual stream (2L+1 rows of N·C), the two norms'
   // outputs and statistics, q|k|v, the heads, the MLP's two tensors, the attention weights
   // (L·B·H·T²), the final norm's output and statistics.
