@@ -17,6 +17,7 @@
 
 #include "model/config.hpp"
 #include "common/rows.hpp"
+#include "model/memory.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {
@@ -34,6 +35,11 @@ class Architecture {
   // Sizes the saved activations for B sequences of T positions (with need_grads, also what
   // backward needs); grows only, so that steps of a shape seen before allocate nothing.
   virtual void reserve(int B, int T, bool need_grads) = 0;
+  // The bytes reserve(B, T, need_grads) allocates from nothing with `threads` OpenMP threads
+  // (memory.hpp's saved and scratch), and those infer(…, B, T) allocates (by default the former
+  // without gradients).
+  virtual CallMemory workspace(int B, int T, bool need_grads, int threads) const = 0;
+  virtual CallMemory infer_workspace(int B, int T, int threads) const { return workspace(B, T, false, threads); }
   // logits (N,V) of tokens (N), saving what backward needs. The input is valid (checked by the
   // model) and reserve(B, T, …) was called. `rows` (model.hpp) may be empty.
   virtual void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/memory.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {
@@ -31,6 +32,24 @@ template <typename S>
 void grow(std::vector<S>& v, int64_t n) {
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
 }
+
+// A workspace's buffers are listed once, in a function buffers(self, …, f) that calls
+// f(vector, elements, role) for each: reserve passes GrowBuffer, the memory report (memory.hpp)
+// CountBuffer, which adds the bytes to the CallMemory field of the buffer's role.
+enum class Role { Saved, Scratch };
+struct GrowBuffer {
+  template <typename V>
+  void operator()(V& v, int64_t n, Role) const {
+    grow(v, n);
+  }
+};
+struct CountBuffer {
+  CallMemory* memory;
+  template <typename V>
+  void operator()(const V&, int64_t n, Role role) const {
+    (role == Role::Saved ? memory->saved : memory->scratch) += n * static_cast<int64_t>(sizeof(typename V::value_type));
+  }
+};
 
 // Sets the first n values of v to 0.
 template <typename S>

@@ -151,6 +151,24 @@ void BasicModel<S>::reserve(int B, int T, bool need_grads) {
   arch_->reserve(B, T, need_grads);
 }
 
+// What the first forward_backward and infer allocate: the architecture's workspace (its buffer
+// lists) and the model's own buffers, those reserve above and infer below grow.
+CallMemory forward_backward_memory(const ModelConfig& cfg, int B, int T, bool need_grads, int threads) {
+  cfg.validate();
+  CallMemory m = make_architecture<float>(cfg)->workspace(B, T, need_grads, threads);
+  const int64_t N = static_cast<int64_t>(B) * T;
+  m.outputs = static_cast<int64_t>(sizeof(float)) * (2 * N * cfg.vocab + N);  // logits_, dlogits_, losses_
+  return m;
+}
+
+CallMemory infer_memory(const ModelConfig& cfg, int B, int T, int threads) {
+  cfg.validate();
+  CallMemory m = make_architecture<float>(cfg)->infer_workspace(B, T, threads);
+  const int64_t N = static_cast<int64_t>(B) * T;
+  m.outputs = static_cast<int64_t>(sizeof(float)) * (N * cfg.vocab + N);  // logits_, losses_
+  return m;
+}
+
 template <typename S>
 void BasicModel<S>::note_call(int B, int T, int64_t scored, bool views) {
   last_B_ = B;

@@ -8,6 +8,8 @@
 //   float loss = m.forward_backward(tokens, targets, B, T, /*need_grads=*/true);
 //   m.logits();                // [B,T,V] of that call
 //
+// What a call allocates, for a memory estimate: forward_backward_memory, infer_memory (memory.hpp).
+//
 // BasicModel<double> exists for finite-difference tests; the program uses Model (float).
 // Threads: OpenMP over fixed chunks (examples, heads, row blocks) whose boundaries do not depend
 // on the thread count, reductions in a fixed order: results are bit-identical for any thread
@@ -22,6 +24,7 @@
 
 #include "model/config.hpp"
 #include "model/error.hpp"
+#include "model/memory.hpp"
 #include "model/params.hpp"
 #include "common/rows.hpp"
 

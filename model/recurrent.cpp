@@ -100,6 +100,14 @@ int64_t RecurrentStack<S>::workspace_bytes(int B, int T, bool need_grads) const 
   return bytes;
 }
 
+template <typename S>
+CallMemory RecurrentStack<S>::workspace(int B, int T, bool need_grads, int) const {
+  CallMemory m;
+  m.saved = workspace_bytes(B, T, false);
+  m.scratch = workspace_bytes(B, T, need_grads) - m.saved;
+  return m;
+}
+
 namespace {
 
 // rows (N,C), row n = b·T + t  ←→  cols [C][T·B], column t·B + b.

@@ -145,6 +145,8 @@ class RecurrentStack final : public Architecture<S> {
   // Bytes that reserve(B, T, need_grads) allocates from nothing (the stack's buffers and every
   // cell's): recurrent_workspace_bytes (recurrent_workspace.hpp) of a float model.
   int64_t workspace_bytes(int B, int T, bool need_grads) const;
+  // The same split (memory.hpp): forward's buffers as saved, backward's as scratch.
+  CallMemory workspace(int B, int T, bool need_grads, int threads) const override;
 
  private:
   // The stack's own buffers for (B, T): f(vector, elements) for each.

@@ -43,12 +43,23 @@ const S* RelativePositions<S>::table(const std::vector<S>& t, int T) const {
 }
 
 template <typename S>
-void RelativePositions<S>::reserve(int B, int T) {
+template <typename Self, typename Fn>
+void RelativePositions<S>::buffers(Self& self, int B, int T, int threads, Fn&& f) {
   const int64_t R = 2 * static_cast<int64_t>(T) - 1;
-  grow(pos_, L_ * R * C_);
-  grow(dpos_, R * C_);
-  grow(partial_, relative_partial_size(B, T, C_));
-  grow(scratch_, omp_get_max_threads() * relative_scratch_size(T, C_ / H_));
+  f(self.pos_, self.L_ * R * self.C_, Role::Saved);
+  f(self.dpos_, R * self.C_, Role::Scratch);
+  f(self.partial_, relative_partial_size(B, T, self.C_), Role::Scratch);
+  f(self.scratch_, threads * relative_scratch_size(T, self.C_ / self.H_), Role::Scratch);
+}
+
+template <typename S>
+void RelativePositions<S>::reserve(int B, int T) {
+  buffers(*this, B, T, omp_get_max_threads(), GrowBuffer{});
+}
+
+template <typename S>
+void RelativePositions<S>::add_workspace(CallMemory& m, int B, int T, int threads) const {
+  buffers(*this, B, T, threads, CountBuffer{&m});
 }
 
 template <typename S>

@@ -16,6 +16,7 @@
 
 #include "model/attention.hpp"
 #include "model/config.hpp"
+#include "model/memory.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {
@@ -26,6 +27,8 @@ class RelativePositions {
   RelativePositions(const ModelConfig& cfg, const ParamLayout& layout);
   // Sizes the saved p (L, 2T−1, C), backward's buffers and the kernels' per-thread scratch.
   void reserve(int B, int T);
+  // Adds what reserve(B, T) allocates from nothing, with `threads` OpenMP threads, to m (memory.hpp).
+  void add_workspace(CallMemory& m, int B, int T, int threads) const;
   // Computes layer l's p_r for T positions and adds u, v, p and the scratch to `terms`.
   void forward(ScoreTerms<S>& terms, const S* params, int l, int T);
   // The same terms for the backward pass (p as forward saved it), and where the kernel puts
@@ -39,6 +42,8 @@ class RelativePositions {
   void backward(S* grads, const S* params, int l, int T);
 
  private:
+  template <typename Self, typename Fn>
+  static void buffers(Self& self, int B, int T, int threads, Fn&& f);  // reserve's list (buffers.hpp)
   const S* table(const std::vector<S>& t, int T) const;  // rows r = −(T−1) … T−1 of t: (2T−1, C)
   S* pos(int l, int T) { return pos_.data() + static_cast<int64_t>(l) * (2 * T - 1) * C_; }
   int L_, C_, H_, max_len_;

@@ -36,7 +36,8 @@ inline int infer_group_examples(int B, int T) {
 
 // The float values Transformer<float>::infer allocates for B sequences of T positions with
 // `threads` OpenMP threads: one group's buffers, the attention strips' scratch per thread, the
-// relative-position table, spline-kernel attention's q|k buffer (its caller's logits not counted).
+// relative-position table, spline-kernel attention's q|k buffer (its caller's logits and its qkv
+// stages' buffers not counted: Transformer::infer_workspace adds LIMe's).
 int64_t transformer_infer_floats(const ModelConfig& cfg, int B, int T, int threads);
 
 template <typename S>
@@ -48,6 +49,8 @@ class Transformer final : public Architecture<S> {
   const ParamLayout& layout() const override { return layout_; }
   void init(S* params, uint64_t seed) const override;
   void reserve(int B, int T, bool need_grads) override;
+  CallMemory workspace(int B, int T, bool need_grads, int threads) const override;
+  CallMemory infer_workspace(int B, int T, int threads) const override;
   void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
   void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) override;
   void infer(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
@@ -75,6 +78,9 @@ class Transformer final : public Architecture<S> {
     S *fc, *act;                   // (N,F) before / after the activation
   };
   BlockActs block_acts(int l);
+  // The workspace's list (buffers.hpp): reserve grows these, workspace() counts them.
+  template <typename Self, typename Fn>
+  static void buffers(Self& self, int B, int T, bool need_grads, int threads, Fn&& f);
 
   // forward, in order (B_, T_, N_: the current call's sizes)
   void embedding_forward(const int32_t* tokens, const S* P);
@@ -124,7 +130,7 @@ class Transformer final : public Architecture<S> {
   std::vector<S> fc_, act_;                     // (L, N, F)
   std::vector<S> lnf_, lnf_mean_, lnf_rstd_;    // (N, C), (N), (N)
   std::vector<S> dres_, dln_, datty_, dqkv_, dact_;  // gradients, one layer at a time: (N,C) ×3, (N,3C), (N,F)
-  std::vector<S> kbias_keep_;                   // (C) the key bias's gradient kept across the qkv backward
+  std::vector<S> kbias_keep_;                   // (C) the key bias's gradient kept across the qkv backward (if inert)
   std::vector<S> scratch_;                      // (threads, T, T) attention backward
   // forward only, one group of examples (rows R = its B·T) at a time: the residual stream and
   // its half-block copy (2, R, C), a norm's output, mean, rstd (R, C), (R), (R), qkv (R, 3C),

@@ -51,26 +51,57 @@ Transformer<S>::Transformer(const ModelConfig& cfg)
 template <typename S>
 Transformer<S>::~Transformer() = default;
 
+// Forward's saved activations (the residual stream, the norms with their statistics, q|k|v, the
+// attention weights, the heads, the MLP's two tensors, the final norm), then the rest: one
+// layer's gradients, the rows' lengths, with need_grads attention backward's per-thread scratch
+// and the key bias's kept gradient.
+template <typename S>
+template <typename Self, typename Fn>
+void Transformer<S>::buffers(Self& self, int B, int T, bool need_grads, int threads, Fn&& f) {
+  const int64_t N = static_cast<int64_t>(B) * T, L = self.L_, C = self.C_, F = self.F_;
+  f(self.res_, (2 * L + 1) * N * C, Role::Saved);
+  for (auto* v : {&self.ln1_, &self.ln2_, &self.atty_}) f(*v, L * N * C, Role::Saved);
+  for (auto* v : {&self.ln1_mean_, &self.ln1_rstd_, &self.ln2_mean_, &self.ln2_rstd_}) f(*v, L * N, Role::Saved);
+  f(self.qkv_, L * N * 3 * C, Role::Saved);
+  f(self.att_, L * B * self.H_ * T * T, Role::Saved);
+  f(self.fc_, L * N * F, Role::Saved);
+  f(self.act_, L * N * F, Role::Saved);
+  f(self.lnf_, N * C, Role::Saved);
+  f(self.lnf_mean_, N, Role::Saved);
+  f(self.lnf_rstd_, N, Role::Saved);
+  for (auto* v : {&self.dres_, &self.dln_, &self.datty_}) f(*v, N * C, Role::Scratch);
+  f(self.dqkv_, N * 3 * C, Role::Scratch);
+  f(self.dact_, N * F, Role::Scratch);
+  f(self.lengths_, B, Role::Scratch);
+  if (!need_grads) return;
+  f(self.scratch_, static_cast<int64_t>(threads) * T * T, Role::Scratch);
+  f(self.kbias_keep_, self.key_bias_inert_ ? C : 0, Role::Scratch);
+}
+
 template <typename S>
 void Transformer<S>::reserve(int B, int T, bool need_grads) {
-  const int64_t N = static_cast<int64_t>(B) * T, L = L_, C = C_, F = F_;
-  grow(res_, (2 * L + 1) * N * C);
-  for (auto* v : {&ln1_, &ln2_, &atty_}) grow(*v, L * N * C);
-  for (auto* v : {&ln1_mean_, &ln1_rstd_, &ln2_mean_, &ln2_rstd_}) grow(*v, L * N);
-  grow(qkv_, L * N * 3 * C);
-  grow(att_, L * B * H_ * T * T);
-  grow(fc_, L * N * F);
-  grow(act_, L * N * F);
-  grow(lnf_, N * C);
-  grow(lnf_mean_, N);
-  grow(lnf_rstd_, N);
-  for (auto* v : {&dres_, &dln_, &datty_}) grow(*v, N * C);
-  grow(dqkv_, N * 3 * C);
-  grow(dact_, N * F);
-  grow(lengths_, B);
-  if (need_grads) grow(scratch_, static_cast<int64_t>(omp_get_max_threads()) * T * T);
+  buffers(*this, B, T, need_grads, omp_get_max_threads(), GrowBuffer{});
   for (auto& stage : qkv_transforms_) stage->reserve(B, T);
   attention_->reserve(B, T);
+}
+
+template <typename S>
+CallMemory Transformer<S>::workspace(int B, int T, bool need_grads, int threads) const {
+  CallMemory m;
+  buffers(*this, B, T, need_grads, threads, CountBuffer{&m});
+  for (const auto& stage : qkv_transforms_) stage->add_workspace(m, B, T, threads);
+  attention_->add_workspace(m, B, T, threads);
+  return m;
+}
+
+// infer's buffers (transformer_infer_floats) and its qkv stages' for one group (LIMe's), all scratch.
+template <typename S>
+CallMemory Transformer<S>::infer_workspace(int B, int T, int threads) const {
+  CallMemory stages;
+  for (const auto& stage : qkv_transforms_) stage->add_workspace(stages, infer_group_examples(B, T), T, threads);
+  CallMemory m;
+  m.scratch = static_cast<int64_t>(sizeof(S)) * transformer_infer_floats(cfg_, B, T, threads) + stages.total();
+  return m;
 }
 
 // transformer.cpp instantiates the class (and the members defined there); these are the rest.
@@ -80,5 +111,9 @@ template Transformer<float>::~Transformer();
 template Transformer<double>::~Transformer();
 template void Transformer<float>::reserve(int, int, bool);
 template void Transformer<double>::reserve(int, int, bool);
+template CallMemory Transformer<float>::workspace(int, int, bool, int) const;
+template CallMemory Transformer<double>::workspace(int, int, bool, int) const;
+template CallMemory Transformer<float>::infer_workspace(int, int, int) const;
+template CallMemory Transformer<double>::infer_workspace(int, int, int) const;
 
 }  // namespace srbench::model

@@ -85,12 +85,8 @@ class LimeMixing final : public QkvTransform<S> {
     for (int l = 0; l < L_; ++l)
       routers_.push_back(offset_or_none(layout, "blocks." + std::to_string(l) + ".attn.router"));
   }
-  void reserve(int B, int T) override {
-    const int64_t N = static_cast<int64_t>(B) * T;
-    grow(kv_raw_, L_ * N * 2 * C_);
-    grow(dkv_raw_, L_ * N * 2 * C_);
-    grow(tmp_, N * C_);
-  }
+  void reserve(int B, int T) override { buffers(*this, B, T, GrowBuffer{}); }
+  void add_workspace(CallMemory& m, int B, int T, int) const override { buffers(*this, B, T, CountBuffer{&m}); }
   void forward(S* qkv, const S* params, int l, int B, int T) override {
     lime_forward(qkv, kv_raw_.data(), tmp_.data(), tensor_at(params, routers_[l]), l, L_,
                  static_cast<int64_t>(B) * T, C_, H_);
@@ -103,6 +99,13 @@ class LimeMixing final : public QkvTransform<S> {
   }
 
  private:
+  template <typename Self, typename Fn>
+  static void buffers(Self& self, int B, int T, Fn&& f) {
+    const int64_t N = static_cast<int64_t>(B) * T;
+    f(self.kv_raw_, self.L_ * N * 2 * self.C_, Role::Saved);
+    f(self.dkv_raw_, self.L_ * N * 2 * self.C_, Role::Scratch);
+    f(self.tmp_, N * self.C_, Role::Scratch);
+  }
   int L_, C_, H_;
   std::vector<size_t> routers_;  // per block (kNone for block 0)
   std::vector<S> kv_raw_, dkv_raw_, tmp_;
@@ -123,6 +126,7 @@ class RotaryPositions final : public QkvTransform<S> {
       }
   }
   void reserve(int, int) override {}
+  void add_workspace(CallMemory&, int, int, int) const override {}
   void forward(S* qkv, const S*, int, int B, int T) override { rope_forward(qkv, cos_sin_.data(), B, T, C_, H_); }
   void backward(S* dqkv, S*, const S*, int, int B, int T) override {
     rope_backward(dqkv, cos_sin_.data(), B, T, C_, H_);
@@ -158,6 +162,9 @@ class ScoreTermSource {
   }
   void reserve(int B, int T) {
     if (relative_) relative_->reserve(B, T);
+  }
+  void add_workspace(CallMemory& m, int B, int T, int threads) const {
+    if (relative_) relative_->add_workspace(m, B, T, threads);
   }
   ScoreTerms<S> forward(const S* params, int l, int T) {
     ScoreTerms<S> terms{data_or_null(slopes_)};
@@ -206,6 +213,7 @@ class SoftmaxAttention final : public AttentionKernel<S> {
   SoftmaxAttention(const ModelConfig& cfg, const ParamLayout& layout)
       : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout) {}
   void reserve(int B, int T) override { terms_.reserve(B, T); }
+  void add_workspace(CallMemory& m, int B, int T, int threads) const override { terms_.add_workspace(m, B, T, threads); }
   void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
                int T) override {
     attention_forward(out, att, qkv, keys, terms_.forward(params, l, T), B, T, C_, H_);
@@ -241,9 +249,12 @@ class SplineScoreAttention final : public AttentionKernel<S> {
       : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads), terms_(cfg, layout),
         spline_(cfg, layout, cfg.attn_spline, "attn.kernel.values", "spline.attn.values") {}
   void reserve(int B, int T) override {
-    grow(scores_, L_ * pairs(B) * T * T);
-    grow(norm_, L_ * pairs(B) * T);
+    buffers(*this, B, T, GrowBuffer{});
     terms_.reserve(B, T);
+  }
+  void add_workspace(CallMemory& m, int B, int T, int threads) const override {
+    buffers(*this, B, T, CountBuffer{&m});
+    terms_.add_workspace(m, B, T, threads);
   }
   void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
                int T) override {
@@ -270,6 +281,11 @@ class SplineScoreAttention final : public AttentionKernel<S> {
   }
 
  private:
+  template <typename Self, typename Fn>
+  static void buffers(Self& self, int B, int T, Fn&& f) {
+    f(self.scores_, self.L_ * self.pairs(B) * T * T, Role::Saved);
+    f(self.norm_, self.L_ * self.pairs(B) * T, Role::Saved);
+  }
   int64_t pairs(int B) const { return static_cast<int64_t>(B) * H_; }
   S* scores(int l, int B, int T) { return scores_.data() + l * pairs(B) * T * T; }
   S* norm(int l, int B, int T) { return norm_.data() + l * pairs(B) * T; }
@@ -287,13 +303,8 @@ class SplineKernelAttention final : public AttentionKernel<S> {
   SplineKernelAttention(const ModelConfig& cfg, const ParamLayout& layout)
       : L_(cfg.layers), C_(cfg.d_model), H_(cfg.heads),
         spline_(cfg, layout, cfg.attn_spline, "attn.kernel.values", "spline.attn.values") {}
-  void reserve(int B, int T) override {
-    const int64_t N = static_cast<int64_t>(B) * T;
-    grow(norm_, L_ * N * H_);
-    grow(phi_, L_ * N * 2 * C_);
-    grow(qk_, N * 2 * C_);
-    grow(dphi_, N * 2 * C_);
-  }
+  void reserve(int B, int T) override { buffers(*this, B, T, GrowBuffer{}); }
+  void add_workspace(CallMemory& m, int B, int T, int) const override { buffers(*this, B, T, CountBuffer{&m}); }
   void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
                int T) override {
     spline_kernel_attention_forward(out, att, norm(l, B, T), phi(l, B, T), qkv, keys, spline_.values(params, l),
@@ -317,6 +328,14 @@ class SplineKernelAttention final : public AttentionKernel<S> {
   }
 
  private:
+  template <typename Self, typename Fn>
+  static void buffers(Self& self, int B, int T, Fn&& f) {
+    const int64_t N = static_cast<int64_t>(B) * T;
+    f(self.norm_, self.L_ * N * self.H_, Role::Saved);
+    f(self.phi_, self.L_ * N * 2 * self.C_, Role::Saved);
+    f(self.qk_, N * 2 * self.C_, Role::Scratch);
+    f(self.dphi_, N * 2 * self.C_, Role::Scratch);
+  }
   S* norm(int l, int B, int T) { return norm_.data() + l * static_cast<int64_t>(B) * T * H_; }
   S* phi(int l, int B, int T) { return phi_.data() + l * static_cast<int64_t>(B) * T * 2 * C_; }
   int L_, C_, H_;

@@ -12,7 +12,8 @@
 // A variant with parameters of its own (spline values, LIMe routers) finds their offsets in the
 // layout when it is built and reads them from the flat buffers it is handed (params; gradients
 // added into grads). One that saves activations of its own owns them, sized by reserve(B, T, …)
-// like the rest of the workspace (grown only: no allocation in a step of a shape seen before).
+// like the rest of the workspace (grown only: no allocation in a step of a shape seen before),
+// from one list of its buffers that also reports their size (add_workspace; buffers.hpp).
 //
 // Shapes: layers.hpp's legend (B, T, N = B·T, C, H, F); l is the block, L the number of blocks.
 #pragma once
@@ -23,6 +24,7 @@
 
 #include "model/attention.hpp"
 #include "model/config.hpp"
+#include "model/memory.hpp"
 #include "model/params.hpp"
 
 namespace srbench::model {
@@ -59,6 +61,8 @@ class QkvTransform {
  public:
   virtual ~QkvTransform() = default;
   virtual void reserve(int B, int T) = 0;
+  // Adds what reserve(B, T) allocates from nothing, with `threads` OpenMP threads, to m (memory.hpp).
+  virtual void add_workspace(CallMemory& m, int B, int T, int threads) const = 0;
   virtual void forward(S* qkv, const S* params, int l, int B, int T) = 0;
   // dqkv (N,3C) in place, from the gradient of forward's output to that of its input; the
   // stage's parameter gradients are added into grads. Called for l = L−1 down to 0, after a
@@ -77,6 +81,8 @@ class AttentionKernel {
  public:
   virtual ~AttentionKernel() = default;
   virtual void reserve(int B, int T) = 0;
+  // Adds what reserve(B, T) allocates from nothing, with `threads` OpenMP threads, to m (memory.hpp).
+  virtual void add_workspace(CallMemory& m, int B, int T, int threads) const = 0;
   // out (N,C) heads concatenated; att (B,H,T,T) the weights α (0 for the keys not read).
   virtual void forward(S* out, S* att, const S* qkv, const S* params, const AttentionKeys& keys, int l, int B,
                        int T) = 0;

@@ -7,9 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "model/memory.hpp"
 #include "model/params.hpp"
-#include "model/recurrent_workspace.hpp"
-#include "model/transformer.hpp"
 #include "tasks/task.hpp"
 
 namespace srbench::harness {
@@ -19,33 +18,17 @@ namespace {
 constexpr int64_t kEvalBatch = 64;               // harness/run/evaluate.cpp's batches (and the diagnostics')
 constexpr uint64_t kProcessBytes = 64ull << 20;  // the binary, its libraries, data and evaluation sets
 
-// Activations and workspaces (bytes) of a batch of B sequences of T tokens.
-std::pair<uint64_t, uint64_t> batch_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads) {
-  const uint64_t L = static_cast<uint64_t>(m.layers), C = static_cast<uint64_t>(m.d_model),
-                 H = static_cast<uint64_t>(m.heads), F = static_cast<uint64_t>(m.mlp_hidden()),
-                 V = static_cast<uint64_t>(m.vocab), N = static_cast<uint64_t>(B * T), t = static_cast<uint64_t>(T);
-  const uint64_t acts = L * N * (2 * C + 3 * C + 3 * C + 2 * F + 4) + L * static_cast<uint64_t>(B) * H * t * t + N * (C + 2);
-  const uint64_t work = N * (6 * C + F) + static_cast<uint64_t>(std::max(threads, 1)) * t * t + 2 * N * V;
-  return {4 * acts, 4 * work};
+uint64_t u64(int64_t bytes) { return static_cast<uint64_t>(bytes); }
+
+// What the model allocates for a forward_backward of B sequences of T tokens (model/memory.hpp).
+model::CallMemory forward_backward_memory(const model::ModelConfig& m, int64_t B, int64_t T, bool grads, int threads) {
+  return model::forward_backward_memory(m, static_cast<int>(B), static_cast<int>(T), grads, std::max(threads, 1));
 }
 
-// Evaluation's forward-only pass (model::Transformer::infer) of B sequences of T tokens: what it
-// allocates (model::transformer_infer_floats), and the caller's logits with their per-position
-// losses (evaluate.cpp). Linear in T: no T×T matrix.
-uint64_t infer_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads) {
-  const int64_t floats = model::transformer_infer_floats(m, static_cast<int>(B), static_cast<int>(T), threads) +
-                         B * T * (static_cast<int64_t>(m.vocab) + 1);
-  return 4 * static_cast<uint64_t>(floats);
-}
-
-// The same for a recurrent arch: its workspace exactly (model/recurrent_workspace.hpp: saved
-// activations, transposed outputs, with `grads` backward's buffers) as activations; the logits,
-// their gradient, the per-position losses and sgemm's per-thread packing buffer as workspaces.
-std::pair<uint64_t, uint64_t> recurrent_batch_bytes(const model::ModelConfig& m, int64_t B, int64_t T, int threads, bool grads) {
-  const uint64_t N = static_cast<uint64_t>(B * T), V = static_cast<uint64_t>(m.vocab), C = static_cast<uint64_t>(m.d_model);
-  const uint64_t acts = static_cast<uint64_t>(model::recurrent_workspace_bytes(m, static_cast<int>(B), static_cast<int>(T), grads));
-  const uint64_t work = 2 * N * V + N + static_cast<uint64_t>(std::max(threads, 1)) * (4 * C + V + 32) * 512;
-  return {acts, 4 * work};
+// sgemm's per-thread packing buffer under a recurrent arch, a bound ((n + 32)·512 floats for a
+// product n columns wide: its gates, up to 4C, and the head's V).
+uint64_t recurrent_packing_bytes(const model::ModelConfig& m, int threads) {
+  return 4 * static_cast<uint64_t>(std::max(threads, 1)) * (4 * static_cast<uint64_t>(m.d_model) + m.vocab + 32) * 512;
 }
 
 }  // namespace
@@ -75,7 +58,8 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   if (run.model.recurrent()) {
     uint64_t recurrent_acts = 0;
     for (const auto& [B, T, grads] : {std::tuple<int64_t, int64_t, bool>{run.train.batch, train_T, true}, {kEvalBatch, eval_T, false}}) {
-      const auto [acts, work] = recurrent_batch_bytes(run.model, B, T, threads, grads);
+      const model::CallMemory call = forward_backward_memory(run.model, B, T, grads, threads);
+      const uint64_t acts = u64(call.saved + call.scratch), work = u64(call.outputs) + recurrent_packing_bytes(run.model, threads);
       recurrent_acts += acts;
       if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
     }
@@ -86,8 +70,9 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   // training batch and the diagnostics' 64 examples at the training lengths; evaluation (validation
   // and the final sets, at every length) runs forward only, in buffers of its own beside them.
   const int64_t B = std::max<int64_t>(run.train.batch, kEvalBatch);
-  const auto [acts, work] = batch_bytes(run.model, B, train_T, threads);
-  e.activations = acts, e.workspaces = work + infer_bytes(run.model, kEvalBatch, eval_T, threads);
+  const model::CallMemory train = forward_backward_memory(run.model, B, train_T, true, threads);
+  const model::CallMemory eval = model::infer_memory(run.model, static_cast<int>(kEvalBatch), static_cast<int>(eval_T), std::max(threads, 1));
+  e.activations = u64(train.saved), e.workspaces = u64(train.scratch + train.outputs + eval.total());
   e.batch = B, e.tokens = train_T;
   return e;
 }

@@ -7,18 +7,17 @@
 // length, shifts included). The sweep refuses a suite whose runs cannot fit in the machine's
 // memory divided by --jobs, naming the entry and the estimate; `--dry-run` prints the estimates.
 //
-// The terms follow the transformer's buffers (model/transformer_build.cpp, reserve()) for N =
-// B·T tokens, L layers, width C, H heads, MLP width F, vocabulary V, P parameters (float32):
+// The model reports what a call allocates (model/memory.hpp), every variant's buffers included;
+// for P parameters (float32):
 //   parameters   4P;  optimiser 12P (gradients, AdamW m and v)
-//   activations  4·(L·N·(2C + 3C + 3C + 2F + 4) + L·B·H·T² + N·(C + 2))  (residual stream
-//                2L+1 rows of N·C, the two norms' outputs, q|k|v, heads concatenated, the MLP's
-//                two hidden tensors, the norms' statistics, attention weights, final norm)
-//   workspaces   4·(N·(6C + F) + threads·T² + 2·N·V)
+//   activations  a transformer's saved activations for a training batch (forward_backward_memory)
+//   workspaces   its other buffers and the logits for that batch, and beside them what a
+//                forward-only evaluation batch allocates (infer_memory)
 //   process      64 MiB for the binary, its libraries, the data and evaluation sets
-// A recurrent arch (recurrent.md) counts its own buffers instead: as activations its workspace
-// exactly (model/recurrent_workspace.hpp) for a training batch with gradients plus for an
-// evaluation batch without (its buffers only grow, and what growing frees stays with the
-// process), as workspaces the logits, their gradient, the losses and sgemm's packing buffers.
+// A recurrent arch (recurrent.md) counts its whole workspace as activations, for a training batch
+// with gradients plus for an evaluation batch without (its buffers only grow, and what growing
+// frees stays with the process), as workspaces the logits, their gradient, the losses and
+// sgemm's packing buffers.
 // An estimate, not a bound: the measured peak of a run stays below it, by a factor of up to 3
 // for a transformer and 1.3-1.5 for lstm and stack_rnn (tests/harness/test_resources.cpp).
 // A spline search counts its population's models each in full (estimate_search_memory).

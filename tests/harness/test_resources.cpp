@@ -1,7 +1,7 @@
 // Resources up front (harness/run/resources.hpp): each run's peak memory is estimated before
 // anything runs; a suite whose runs cannot fit in memory / --jobs is refused naming the entry and
 // the estimate; --dry-run prints the estimates; the estimate holds against the peak resident
-// memory of a real run measured by the kernel (wait4).
+// memory of a real run measured by the kernel (wait4), spline-score attention's and LIMe's too.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +122,33 @@ TEST_CASE("resources: the estimate is above a real run's measured peak, and not 
   CHECK(e.batch == 64);
   CHECK(e.tokens == 64);
   check_against_peak(e, {"sweep", dir.file("mem.yaml"), "--out", dir.file("r/mem.h5"), "--jobs", "1"}, 3);
+}
+
+TEST_CASE("resources: spline-score attention and LIMe are estimated with their own buffers, above the measured peak",
+          "[harness][sweep][resources][no-asan]") {
+  TempDir dir;
+  const MemoryEstimate softmax = write_and_estimate(dir);
+  auto with_model = [&](const std::string& name, const std::string& keys) {
+    std::string text = kSuite;
+    text.replace(text.find("max_len: 160}"), 13, "max_len: 160, " + keys + "}");
+    return write_and_load(dir, name + ".yaml", text).runs[0];
+  };
+  // kSuite's model: L = 2 blocks, H = 4 heads, d_model C = 128; forward's buffers for B = 64
+  // sequences of T = 64 tokens, N = B·T rows.
+  const uint64_t L = 2, H = 4, C = 128, B = 64, T = 64, N = B * T;
+  {
+    INFO("spline-score attention");
+    const MemoryEstimate e = estimate_memory(with_model("score", "attention: spline-score"));
+    // its scores (L,B,H,T,T) and row denominators (L,B,H,T) kept beside the attention weights
+    CHECK(e.activations - softmax.activations == 4 * (L * B * H * T * T + L * B * H * T));
+    check_against_peak(e, {"sweep", dir.file("score.yaml"), "--out", dir.file("r/score.h5"), "--jobs", "1"}, 3);
+  }
+  {
+    INFO("LIMe");
+    const MemoryEstimate e = estimate_memory(with_model("lime", "lime: static"));
+    CHECK(e.activations - softmax.activations == 4 * L * N * 2 * C);  // every layer's raw keys and values
+    check_against_peak(e, {"sweep", dir.file("lime.yaml"), "--out", dir.file("r/lime.h5"), "--jobs", "1"}, 3);
+  }
 }
 
 TEST_CASE("resources: evaluation at long lengths is estimated linear in T, above the measured peak",

@@ -1,5 +1,6 @@
 // The backward pass of a double-precision model against central finite differences, on every
-// element of every parameter tensor (test_bidirectional.cpp, test_relative.cpp).
+// element of every parameter tensor: the one check of the whole-model gradient tests
+// (test_gradients, test_splines, test_lime, test_bidirectional, test_recurrent).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -18,41 +19,66 @@ struct FdReport {
   double worst = 0;   // the largest |analytic − numeric| checked
   std::string where;  // its tensor
   int64_t checked = 0, skipped = 0;
+  int tensors = 0;
 };
 
-// With probe h, every element must satisfy |analytic − numeric| ≤ 1e-7 + 1e-5·|numeric|. Under
-// `kinks` (a spline, or |·|: piecewise-linear functions) an element whose error is larger but
-// explained by the gap between the one-sided differences — a keypoint or a zero inside the
-// probe — is skipped; at most 2% may be. Every tensor's gradient must be non-zero somewhere
-// (> 1e-6) unless zero_in_theory(name), and then below 1e-8 everywhere.
-template <typename ZeroInTheory>
-FdReport check_finite_differences(model::BasicModel<double>& m, const Batch& batch, double h, bool kinks,
+// `loss(need_grads)`: the model's loss on the test's batch at its current parameters,
+// forward_backward(…, need_grads, …) (with need_grads it adds the gradients). The analytic
+// gradients are those of one call with need_grads after zero_grads(); they stay in m.grads().
+// With probe h, every element must satisfy |analytic − numeric| ≤ 1e-7 + 1e-5·|numeric|, numeric
+// = (loss(θ + h) − loss(θ − h)) / 2h. Under `kinks` (a spline, or |·|: piecewise-linear
+// functions) an element whose error is larger but explained by the gap between the one-sided
+// differences — a keypoint or a zero inside the probe — is skipped; at most 2% may be. Every
+// tensor's gradient must be non-zero somewhere (> 1e-6) unless zero_in_theory(name), and then
+// below 1e-8 everywhere.
+template <typename Loss, typename ZeroInTheory>
+FdReport check_finite_differences(model::BasicModel<double>& m, Loss loss, double h, bool kinks,
                                   ZeroInTheory zero_in_theory) {
   m.zero_grads();
-  const double f0 =
-      m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true, batch.rows());
+  const double f0 = loss(true);
   const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
   FdReport r;
   for (const auto& p : m.layout().tensors()) {
     INFO(p.name);
     double largest = 0;
     for (size_t i = 0; i < p.size; ++i) {
-      const Probe pr = probe(m, batch, p.offset + i, h);
-      const double err = std::abs(analytic[p.offset + i] - pr.fd), tol = 1e-7 + 1e-5 * std::abs(pr.fd);
+      double& x = m.params()[p.offset + i];
+      const double x0 = x;
+      x = x0 + h;
+      const double plus = loss(false);
+      x = x0 - h;
+      const double minus = loss(false);
+      x = x0;
+      const double fd = (plus - minus) / (2 * h);
+      const double err = std::abs(analytic[p.offset + i] - fd), tol = 1e-7 + 1e-5 * std::abs(fd);
       ++r.checked;
-      if (kinks && err > tol && err <= std::abs((pr.plus - f0) / h - (f0 - pr.minus) / h)) {
+      if (kinks && err > tol && err <= std::abs((plus - f0) / h - (f0 - minus) / h)) {
         ++r.skipped;
         continue;
       }
       CHECK(err <= tol);
-      largest = std::max(largest, std::abs(pr.fd));
+      largest = std::max(largest, std::abs(fd));
       if (err > r.worst) r.worst = err, r.where = p.name;
     }
     if (zero_in_theory(p.name)) CHECK(largest < 1e-8);
     else CHECK(largest > 1e-6);
+    ++r.tensors;
   }
   CHECK(r.skipped <= r.checked / 50);
   return r;
 }
+
+// The same on a Batch (helpers.hpp), its row lengths passed to the model.
+template <typename ZeroInTheory>
+FdReport check_finite_differences(model::BasicModel<double>& m, const Batch& batch, double h, bool kinks,
+                                  ZeroInTheory zero_in_theory) {
+  auto loss = [&](bool need_grads) {
+    return m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, need_grads, batch.rows());
+  };
+  return check_finite_differences(m, loss, h, kinks, zero_in_theory);
+}
+
+// No tensor whose gradient is zero in theory.
+inline bool none_zero(const std::string&) { return false; }
 
 }  // namespace srbench::test

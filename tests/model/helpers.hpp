@@ -139,25 +139,6 @@ std::pair<std::vector<float>, std::vector<float>> train_with_threads(const model
   return {losses, std::vector<float>(m.params(), m.params() + m.num_params())};
 }
 
-// The central difference of the loss in parameter i (flat index) with probe h: the parameter is
-// restored afterwards. plus, minus: the losses at x ± h (for one-sided differences).
-struct Probe {
-  double fd = 0, plus = 0, minus = 0;
-};
-template <typename S>
-Probe probe(model::BasicModel<S>& m, const Batch& batch, size_t i, double h) {
-  S& x = m.params()[i];
-  const S x0 = x;
-  Probe p;
-  x = x0 + h;
-  p.plus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, batch.rows());
-  x = x0 - h;
-  p.minus = m.forward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, batch.rows());
-  x = x0;
-  p.fd = (p.plus - p.minus) / (2 * h);
-  return p;
-}
-
 // ---- a plain reference forward pass (double, loops only), straight from model.md ----
 // (and chomsky.md §7.3 for `causal: false`: each query reads every key of its own example,
 // j < the row's length, and ALiBi's term is symmetric; and for `relative` positions)

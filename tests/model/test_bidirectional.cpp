@@ -94,7 +94,8 @@ int64_t scored(const Batch& b) {
 
 }  // namespace
 
-TEST_CASE("bidirectional: forward matches the plain reference; no weight on padding keys") {
+TEST_CASE("bidirectional: forward matches the plain reference; no weight on padding keys",
+          "[bidirectional][reference][padding]") {
   for (auto pos : kPositions)
     for (auto norm : {Norm::Layer, Norm::Rms}) {
       const ModelConfig cfg = bidirectional(pos, norm);
@@ -127,7 +128,8 @@ TEST_CASE("bidirectional: forward matches the plain reference; no weight on padd
     }
 }
 
-TEST_CASE("bidirectional: gradients of every parameter match central finite differences, padding masked") {
+TEST_CASE("bidirectional: gradients of every parameter match central finite differences, padding masked",
+          "[bidirectional][gradients][padding]") {
   // Double precision, h = 1e-5 (1e-6 for the piecewise-linear spline attentions, whose probes
   // that cross a keypoint are skipped: fd_check.hpp); a batch of lengths 6, 4 and 1.
   srbench::test::FdReport worst;
@@ -155,7 +157,8 @@ TEST_CASE("bidirectional: gradients of every parameter match central finite diff
               worst.worst, worst_where.c_str(), static_cast<long long>(skipped), static_cast<long long>(checked));
 }
 
-TEST_CASE("bidirectional: each example of a mixed-length batch gets exactly the result it gets alone") {
+TEST_CASE("bidirectional: each example of a mixed-length batch gets exactly the result it gets alone",
+          "[bidirectional][padding]") {
   // Lengths 8, 5 and 1, padded to 8 with random tokens. In float the logits at the real positions
   // are bit-identical to each example's own (B = 1, T = its length); in double the loss and every
   // gradient of the batch equal the examples' own, weighted by their scored positions (the batch
@@ -205,7 +208,8 @@ TEST_CASE("bidirectional: each example of a mixed-length batch gets exactly the 
     }
 }
 
-TEST_CASE("bidirectional: padding tokens and earlier calls change nothing; a causal model ignores the lengths") {
+TEST_CASE("bidirectional: padding tokens and earlier calls change nothing; a causal model ignores the lengths",
+          "[bidirectional][padding]") {
   // A batch of lengths 7, 2, 1, 5 gives bit for bit the same loss, gradients and logits at the
   // real positions (float): with other tokens at its padding positions; in a model that first ran
   // a batch of the same shape without lengths (whose every key was read: nothing of it may remain
@@ -266,7 +270,7 @@ std::pair<std::vector<float>, std::vector<float>> train_mixed(const ModelConfig&
 
 }  // namespace
 
-TEST_CASE("bidirectional: training is bit-identical with 1 and 2 threads") {
+TEST_CASE("bidirectional: training is bit-identical with 1 and 2 threads", "[bidirectional][threads][training]") {
   for (const Variant& v : kVariants)
     for (auto pos : {Position::Learned, Position::Rope, Position::Alibi, Position::Relative}) {
       ModelConfig cfg;
@@ -288,7 +292,8 @@ TEST_CASE("bidirectional: training is bit-identical with 1 and 2 threads") {
     }
 }
 
-TEST_CASE("bidirectional: `causal` is a model key; its default leaves configs and checkpoints as they were") {
+TEST_CASE("bidirectional: `causal` is a model key; its default leaves configs and checkpoints as they were",
+          "[bidirectional][checkpoint][config]") {
   ModelConfig c = srbench::test::tiny_config(Position::Alibi, Norm::Layer, Activation::Gelu);
   const std::string causal_yaml = c.to_yaml();
   CHECK_THAT(causal_yaml, !Catch::Contains("causal"));

@@ -120,7 +120,7 @@ void write_batch(const std::string& path, const std::vector<int32_t>& tokens, st
 
 }  // namespace
 
-TEST_CASE("checkpoint: round trip is identical bit for bit for every position and norm") {
+TEST_CASE("checkpoint: round trip is identical bit for bit for every position and norm", "[checkpoint]") {
   TempDir dir;
   uint32_t seed = 1;
   for (Position pos : {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
@@ -146,7 +146,7 @@ TEST_CASE("checkpoint: round trip is identical bit for bit for every position an
     CHECK(e.path().string().find(".tmp-") == std::string::npos);
 }
 
-TEST_CASE("checkpoint: attributes config and vocab, float32 datasets with model.md's shapes") {
+TEST_CASE("checkpoint: attributes config and vocab, float32 datasets with model.md's shapes", "[checkpoint][config]") {
   TempDir dir;
   Model m(tiny(Position::Learned, Norm::Layer));
   m.init(3);
@@ -169,7 +169,7 @@ TEST_CASE("checkpoint: attributes config and vocab, float32 datasets with model.
   CHECK(h5::has_link(params, "blocks.1.mlp.proj.weight"));
 }
 
-TEST_CASE("checkpoint: the same layout inside an open group (a run's checkpoint)") {
+TEST_CASE("checkpoint: the same layout inside an open group (a run's checkpoint)", "[checkpoint]") {
   TempDir dir;
   Model m(tiny(Position::Rope, Norm::Rms));
   fill_awkward(m, 42);
@@ -194,7 +194,8 @@ TEST_CASE("checkpoint: the same layout inside an open group (a run's checkpoint)
   CHECK_FALSE(std::filesystem::exists(dir.file("twice.h5")));
 }
 
-TEST_CASE("checkpoint: a renamed, missing, reshaped or retyped dataset is a ModelError naming it") {
+TEST_CASE("checkpoint: a renamed, missing, reshaped or retyped dataset is a ModelError naming it",
+          "[checkpoint][errors]") {
   TempDir dir;
   Model m(tiny(Position::Learned, Norm::Layer));
   m.init(1);
@@ -268,7 +269,8 @@ TEST_CASE("checkpoint: a renamed, missing, reshaped or retyped dataset is a Mode
   }
 }
 
-TEST_CASE("checkpoint: missing, foreign and non-checkpoint files are ModelErrors naming the file") {
+TEST_CASE("checkpoint: missing, foreign and non-checkpoint files are ModelErrors naming the file",
+          "[checkpoint][errors]") {
   TempDir dir;
   CHECK_THROWS_AS(load_checkpoint(dir.file("nope.h5")), ModelError);
   CHECK_THROWS_WITH(load_checkpoint(dir.file("nope.h5")), Catch::Contains("nope.h5") && Catch::Contains("no such file"));
@@ -283,7 +285,7 @@ TEST_CASE("checkpoint: missing, foreign and non-checkpoint files are ModelErrors
   CHECK_THROWS_WITH(load_checkpoint(dir.file("bare.h5")), Catch::Contains("bare.h5") && Catch::Contains("config"));
 }
 
-TEST_CASE("checkpoint: the vocab attribute must agree with the config") {
+TEST_CASE("checkpoint: the vocab attribute must agree with the config", "[checkpoint][config]") {
   TempDir dir;
   Model m(tiny(Position::None, Norm::Rms));
   m.init(1);
@@ -301,7 +303,8 @@ TEST_CASE("checkpoint: the vocab attribute must agree with the config") {
 
 // ---- the commands ----
 
-TEST_CASE("checkpoint cli: init-checkpoint writes model.md's init for the seed, forward matches the library") {
+TEST_CASE("checkpoint cli: init-checkpoint writes model.md's init for the seed, forward matches the library",
+          "[checkpoint][init][cli]") {
   TempDir dir;
   const std::string ck = dir.file("ck.h5");
   auto r = run_srbench({"init-checkpoint", "--vocab", "7", "--seed", "5", "--out", ck, "--set", "d_model=8",
@@ -344,7 +347,8 @@ TEST_CASE("checkpoint cli: init-checkpoint writes model.md's init for the seed, 
   }
 }
 
-TEST_CASE("checkpoint cli: init-checkpoint usage errors exit 2 with one line naming the problem") {
+TEST_CASE("checkpoint cli: init-checkpoint usage errors exit 2 with one line naming the problem",
+          "[checkpoint][init][cli][errors]") {
   TempDir dir;
   const std::string ck = dir.file("ck.h5");
   struct Case {
@@ -377,7 +381,7 @@ TEST_CASE("checkpoint cli: init-checkpoint usage errors exit 2 with one line nam
   CHECK_THAT(help.out, Catch::Contains("--vocab") && Catch::Contains("--set") && Catch::Contains("--seed"));
 }
 
-TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the problem") {
+TEST_CASE("checkpoint cli: forward usage errors exit 2 with one line naming the problem", "[checkpoint][cli][errors]") {
   TempDir dir;
   const std::string ck = dir.file("ck.h5"), out = dir.file("out.h5");
   REQUIRE(run_srbench({"init-checkpoint", "--vocab", "7", "--out", ck, "--set", "d_model=8", "--set", "heads=2",

@@ -8,7 +8,7 @@
 
 using namespace srbench::model;
 
-TEST_CASE("config: defaults are model.md's") {
+TEST_CASE("config: defaults are model.md's", "[config]") {
   ModelConfig c;
   CHECK(c.layers == 2);
   CHECK(c.d_model == 64);
@@ -21,7 +21,7 @@ TEST_CASE("config: defaults are model.md's") {
   CHECK(c.attention == Attention::Softmax);
 }
 
-TEST_CASE("config: set parses values and names the key on errors") {
+TEST_CASE("config: set parses values and names the key on errors", "[config][errors]") {
   ModelConfig c;
   c.set("d_model", "128");
   c.set("position", "rope");
@@ -44,7 +44,7 @@ TEST_CASE("config: set parses values and names the key on errors") {
   CHECK_THROWS_WITH(c.set("lime", "dynamic"), Catch::Contains("model.lime") && Catch::Contains("none, static"));
 }
 
-TEST_CASE("config: YAML round trip") {
+TEST_CASE("config: YAML round trip", "[config]") {
   ModelConfig c;
   c.vocab = 11;
   c.layers = 3;
@@ -67,7 +67,7 @@ TEST_CASE("config: YAML round trip") {
   CHECK_THROWS_WITH(ModelConfig::from_yaml("{mlp_spline: {keypoints: 1}}"), Catch::Contains("mlp_spline.keypoints"));
 }
 
-TEST_CASE("config: validate names the offending key") {
+TEST_CASE("config: validate names the offending key", "[config]") {
   ModelConfig c;
   CHECK_THROWS_WITH(c.validate(), Catch::Contains("model.vocab"));
   c.vocab = 7;
@@ -93,7 +93,7 @@ TEST_CASE("config: validate names the offending key") {
   }
 }
 
-TEST_CASE("params: layout names, shapes and decay as model.md lists them") {
+TEST_CASE("params: layout names, shapes and decay as model.md lists them", "[config]") {
   ModelConfig c;
   c.vocab = 7;
   c.d_model = 8;
@@ -137,7 +137,7 @@ TEST_CASE("params: layout names, shapes and decay as model.md lists them") {
   CHECK(rms.find("ln_f.weight") != nullptr);
 }
 
-TEST_CASE("config: spline settings by dotted keys, nested YAML, defaults and validation") {
+TEST_CASE("config: spline settings by dotted keys, nested YAML, defaults and validation", "[config][splines]") {
   ModelConfig c;
   // model.md's defaults
   CHECK(c.mlp_spline.keypoints == 64);
@@ -225,7 +225,8 @@ TEST_CASE("config: spline settings by dotted keys, nested YAML, defaults and val
   CHECK_THROWS_WITH(v.validate(), Catch::Contains("model.attn_spline.range"));
 }
 
-TEST_CASE("params: spline values as model.md names them, in their own group, contiguous at the end") {
+TEST_CASE("params: spline values as model.md names them, in their own group, contiguous at the end",
+          "[config][splines]") {
   ModelConfig c;
   c.vocab = 7;
   c.d_model = 8;

@@ -11,7 +11,7 @@
 
 namespace fm = srbench::model::fastmath;
 
-TEST_CASE("fastmath: erf and exp agree with libm to a few ulp") {
+TEST_CASE("fastmath: erf and exp agree with libm to a few ulp", "[fastmath]") {
   double worst_erf = 0, worst_exp = 0;
   for (int i = -600000; i <= 600000; ++i) {
     const float x = static_cast<float>(i) * 1e-5f;  // [-6, 6]
@@ -40,7 +40,7 @@ TEST_CASE("fastmath: erf and exp agree with libm to a few ulp") {
 
 #include "model/layers.hpp"
 
-TEST_CASE("layers: results do not depend on the alignment of the buffers") {
+TEST_CASE("layers: results do not depend on the alignment of the buffers", "[fastmath]") {
   // The same values at float offsets 0..15 of a buffer: every kernel must give the same bits
   // (a vectorised loop's unaligned head must not compute differently from its body).
   const int N = 37, C = 24, OC = 40;
@@ -77,7 +77,7 @@ TEST_CASE("layers: results do not depend on the alignment of the buffers") {
   }
 }
 
-TEST_CASE("layers: GeLU's vectorised loop gives each element the bits its scalar loop gives") {
+TEST_CASE("layers: GeLU's vectorised loop gives each element the bits its scalar loop gives", "[fastmath]") {
   // A call over n = 1 runs the scalar loop; one over thousands of elements the vector body (and a
   // scalar remainder). Every expression must compute the same in both: a multiply-add the
   // compiler contracts in one loop and not in the other changes the last bit (it did, for 10% of
@@ -100,7 +100,7 @@ TEST_CASE("layers: GeLU's vectorised loop gives each element the bits its scalar
   CHECK(backward_differ == 0);
 }
 
-TEST_CASE("fastmath: lane_sum groups by index mod 16, then pairwise") {
+TEST_CASE("fastmath: lane_sum groups by index mod 16, then pairwise", "[fastmath]") {
   // Values whose float sum depends on the grouping: 1e8 in lane 0 swallows a 1 added to it but
   // not a 1 kept in another lane until the end.
   for (int n : {1, 5, 16, 17, 40}) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "fd_check.hpp"
 #include "helpers.hpp"
 #include "model/model.hpp"
 
@@ -26,7 +27,7 @@ std::string label(const ModelConfig& c) {
 
 }  // namespace
 
-TEST_CASE("model: forward matches a plain reference implementation of model.md") {
+TEST_CASE("model: forward matches a plain reference implementation of model.md", "[model][reference]") {
   for (auto pos : kPositions)
     for (auto norm : kNorms)
       for (auto act : kActivations) {
@@ -47,7 +48,7 @@ TEST_CASE("model: forward matches a plain reference implementation of model.md")
       }
 }
 
-TEST_CASE("model: gradients of every parameter match central finite differences") {
+TEST_CASE("model: gradients of every parameter match central finite differences", "[model][gradients]") {
   // Double precision: with h = 1e-5 the truncation error is O(h²·f''') ~ 1e-10 and the rounding
   // error O(1e-16/h) ~ 1e-11, so analytic and numeric gradients agree to ~1e-9 absolute.
   double worst_all = 0;
@@ -60,36 +61,20 @@ TEST_CASE("model: gradients of every parameter match central finite differences"
         BasicModel<double> m(cfg);
         srbench::test::randomize(m, 3);
         const Batch batch = srbench::test::random_batch(3, 5, cfg.vocab, 7);
-        m.zero_grads();
-        m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true);
-        const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
-        const double h = 1e-5;
-        for (const auto& p : m.layout().tensors()) {
-          INFO(p.name);
-          double worst = 0, largest = 0;
-          for (size_t i = 0; i < p.size; ++i) {
-            const double fd = srbench::test::probe(m, batch, p.offset + i, h).fd;
-            const double a = analytic[p.offset + i];
-            worst = std::max(worst, std::abs(a - fd));
-            largest = std::max(largest, std::abs(fd));
-            CHECK(std::abs(a - fd) <= 1e-7 + 1e-5 * std::abs(fd));
-          }
-          if (worst > worst_all) {
-            worst_all = worst;
-            worst_where = label(cfg) + " " + p.name;
-          }
-          // Every tensor is exercised: its gradient is not identically zero — except the key bias,
-          // which shifts every score of a row equally (softmax is invariant to that) unless RoPE
-          // rotates it differently at each position.
-          const bool zero_in_theory = p.name.find("attn.k.bias") != std::string::npos && pos != Position::Rope;
-          if (!zero_in_theory) CHECK(largest > 1e-6);
-          else CHECK(largest < 1e-8);
-        }
+        // Every tensor is exercised: its gradient is not identically zero — except the key bias,
+        // which shifts every score of a row equally (softmax is invariant to that) unless RoPE
+        // rotates it differently at each position.
+        auto zero_in_theory = [&](const std::string& name) {
+          return name.find("attn.k.bias") != std::string::npos && pos != Position::Rope;
+        };
+        const auto r = srbench::test::check_finite_differences(m, batch, 1e-5, false, zero_in_theory);
+        if (r.worst > worst_all) worst_all = r.worst, worst_where = label(cfg) + " " + r.where;
       }
   std::printf("finite differences: worst |analytic - numeric| = %.3g (%s)\n", worst_all, worst_where.c_str());
 }
 
-TEST_CASE("model: gradients flow into the embedding input: token rows used, untouched rows zero") {
+TEST_CASE("model: gradients flow into the embedding input: token rows used, untouched rows zero",
+          "[model][gradients]") {
   const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
   BasicModel<double> m(cfg);
   srbench::test::randomize(m, 5);
@@ -111,7 +96,7 @@ TEST_CASE("model: gradients flow into the embedding input: token rows used, unto
   for (int t = 3; t < cfg.max_len; ++t) CHECK(row_norm(gp, t) == 0.0);
 }
 
-TEST_CASE("model: backward adds into the gradients; forward alone leaves them") {
+TEST_CASE("model: backward adds into the gradients; forward alone leaves them", "[model][gradients]") {
   const ModelConfig cfg = srbench::test::tiny_config(Position::Rope, Norm::Layer, Activation::Gelu);
   BasicModel<double> m(cfg);
   srbench::test::randomize(m, 9);
@@ -126,7 +111,7 @@ TEST_CASE("model: backward adds into the gradients; forward alone leaves them") 
   for (size_t i = 0; i < g1.size(); ++i) REQUIRE(m.grads()[i] == Approx(2 * g1[i]).margin(1e-15));
 }
 
-TEST_CASE("model: float model agrees with the double model") {
+TEST_CASE("model: float model agrees with the double model", "[model][precision]") {
   double worst_logit = 0, worst_grad = 0;
   int zero_key_biases = 0, compared = 0;
   for (auto pos : kPositions)

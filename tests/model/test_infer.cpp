@@ -74,7 +74,8 @@ int argmax(const float* row, int V, bool* tied) {
 
 }  // namespace
 
-TEST_CASE("infer: float logits and loss equal forward's bit for bit, every position × causal × attention × LIMe") {
+TEST_CASE("infer: float logits and loss equal forward's bit for bit, every position × causal × attention × LIMe",
+          "[infer]") {
   omp_set_num_threads(1);
   // T = 1; 37 (one strip, not full); 130 (three strips, the last of 2 rows); B·T = 4550 > the
   // 4096 rows of a group: two groups of 31 and 4 examples.
@@ -111,7 +112,7 @@ TEST_CASE("infer: float logits and loss equal forward's bit for bit, every posit
   CHECK(cases == (6 * 2 * 5 - 2 * 2) * 3);
 }
 
-TEST_CASE("infer: double logits agree with forward's to double rounding") {
+TEST_CASE("infer: double logits agree with forward's to double rounding", "[infer][precision]") {
   omp_set_num_threads(1);
   // Eigen's double products may sum in another order for a strip than for the whole matrix:
   // each score or mixed value is a sum of at most T = 70 products of O(1) terms, each rounding
@@ -138,7 +139,7 @@ TEST_CASE("infer: double logits agree with forward's to double rounding") {
       }
 }
 
-TEST_CASE("infer: the same bits at 1 and 2 threads") {
+TEST_CASE("infer: the same bits at 1 and 2 threads", "[infer][threads]") {
   const Variant v = kVariants[0];
   for (Position pos : {Position::Learned, Position::Relative, Position::Alibi})
     for (bool causal : {true, false}) {
@@ -158,7 +159,7 @@ TEST_CASE("infer: the same bits at 1 and 2 threads") {
     }
 }
 
-TEST_CASE("infer: the activation views are refused after it, and back after forward") {
+TEST_CASE("infer: the activation views are refused after it, and back after forward", "[infer][views]") {
   omp_set_num_threads(1);
   const ModelConfig c = config_for(Position::Learned, true, kVariants[0], 16);
   Model m(c);

@@ -17,7 +17,7 @@ using namespace srbench::model;
 using srbench::test::random_vec;
 using srbench::test::rel_err;
 
-TEST_CASE("kernels: matmul forward and backward equal plain loops") {
+TEST_CASE("kernels: matmul forward and backward equal plain loops", "[kernels][gradients][reference]") {
   const int N = 300, C = 40, OC = 200;  // 2 row chunks, 2 input-feature chunks, 2 bias halves
   const auto x = random_vec(static_cast<size_t>(N) * C, 1), w = random_vec(static_cast<size_t>(OC) * C, 2),
              bias = random_vec(OC, 3), dout = random_vec(static_cast<size_t>(N) * OC, 4);
@@ -49,7 +49,7 @@ TEST_CASE("kernels: matmul forward and backward equal plain loops") {
   CHECK(rel_err(out, ref_out) < 1e-6);
 }
 
-TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
+TEST_CASE("kernels: softmax attention forward and backward equal plain loops", "[kernels][gradients][reference]") {
   // Causal, and bidirectional over each example's own keys (lengths 37, 20 and 1: the rest of a
   // row is padding, masked), each with and without ALiBi (causal −s_h·(i−j); bidirectional
   // symmetric, s_h·(−|i−j| + ½·[j < i])).
@@ -113,7 +113,7 @@ TEST_CASE("kernels: softmax attention forward and backward equal plain loops") {
     }
 }
 
-TEST_CASE("kernels: LayerNorm and RMSNorm forward and backward equal plain loops") {
+TEST_CASE("kernels: LayerNorm and RMSNorm forward and backward equal plain loops", "[kernels][gradients][reference]") {
   // C = 70: four full groups of the 16 partial sums plus a remainder of 6.
   const int N = 5, C = 70;
   const auto x = random_vec(static_cast<size_t>(N) * C, 11, 2.0), w = random_vec(C, 12), bias = random_vec(C, 13),

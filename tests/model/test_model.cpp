@@ -13,7 +13,7 @@
 using namespace srbench::model;
 using srbench::test::Batch;
 
-TEST_CASE("model: bad input is a ModelError that says what and where") {
+TEST_CASE("model: bad input is a ModelError that says what and where", "[model][errors]") {
   const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
   Model m(cfg);
   m.init(0);
@@ -48,7 +48,7 @@ TEST_CASE("model: bad input is a ModelError that says what and where") {
   CHECK_THROWS_WITH(m.param("blocks.0.ln1.gain"), Catch::Contains("blocks.0.ln1.gain"));
 }
 
-TEST_CASE("model: no scored position gives loss 0 and no gradient") {
+TEST_CASE("model: no scored position gives loss 0 and no gradient", "[model]") {
   const ModelConfig cfg = srbench::test::tiny_config(Position::None, Norm::Rms, Activation::Relu);
   Model m(cfg);
   m.init(0);
@@ -60,7 +60,7 @@ TEST_CASE("model: no scored position gives loss 0 and no gradient") {
   CHECK(m.forward(tok.data(), nullptr, 1, 3) == 0.0f);  // logits only
 }
 
-TEST_CASE("model: init as model.md says, and a function of the seed") {
+TEST_CASE("model: init as model.md says, and a function of the seed", "[model][init]") {
   ModelConfig cfg;
   cfg.vocab = 50;
   cfg.layers = 4;
@@ -110,7 +110,7 @@ std::pair<std::vector<float>, std::vector<float>> train(const ModelConfig& cfg, 
 
 }  // namespace
 
-TEST_CASE("model: training is bit-identical with 1 and 2 threads") {
+TEST_CASE("model: training is bit-identical with 1 and 2 threads", "[model][threads][training]") {
   for (auto pos : {Position::Learned, Position::Rope, Position::Alibi}) {
     ModelConfig cfg;
     cfg.vocab = 11;
@@ -129,7 +129,7 @@ TEST_CASE("model: training is bit-identical with 1 and 2 threads") {
   }
 }
 
-TEST_CASE("model: results do not depend on the shapes of earlier calls") {
+TEST_CASE("model: results do not depend on the shapes of earlier calls", "[model]") {
   const ModelConfig cfg = srbench::test::tiny_config(Position::Alibi, Norm::Layer, Activation::Gelu);
   Model fresh(cfg), used(cfg);
   fresh.init(3);
@@ -147,7 +147,7 @@ TEST_CASE("model: results do not depend on the shapes of earlier calls") {
   CHECK(std::memcmp(used.logits(), fresh.logits(), 2 * 3 * cfg.vocab * sizeof(float)) == 0);
 }
 
-TEST_CASE("model: diagnostics views of the last call (attention weights, values, block outputs)") {
+TEST_CASE("model: diagnostics views of the last call (attention weights, values, block outputs)", "[model][views]") {
   // BasicModel<double>, layer norm, learned positions: the views checked with plain loops.
   const ModelConfig cfg = srbench::test::tiny_config(Position::Learned, Norm::Layer, Activation::Gelu);
   BasicModel<double> m(cfg);

@@ -24,7 +24,7 @@ ModelConfig small_config() {
 }
 }  // namespace
 
-TEST_CASE("adamw: two steps as computed by hand") {
+TEST_CASE("adamw: two steps as computed by hand", "[optim][reference]") {
   const ParamLayout layout(small_config());
   const size_t n = layout.total();
   const auto& w = layout.at("blocks.0.attn.q.weight");  // decayed
@@ -55,7 +55,7 @@ TEST_CASE("adamw: two steps as computed by hand") {
   CHECK(params[b.offset + 1] == 0.0f);
 }
 
-TEST_CASE("adamw: weight decay only on matrices and embeddings") {
+TEST_CASE("adamw: weight decay only on matrices and embeddings", "[optim]") {
   const ParamLayout layout(small_config());
   std::vector<float> params(layout.total(), 2.0f), grads(layout.total(), 0.0f);
   AdamW opt(layout);
@@ -73,7 +73,7 @@ TEST_CASE("adamw: weight decay only on matrices and embeddings") {
   CHECK_FALSE(layout.at("ln_f.weight").decay);
 }
 
-TEST_CASE("schedule: warm-up then cosine, linear, constant, at hand-computed steps") {
+TEST_CASE("schedule: warm-up then cosine, linear, constant, at hand-computed steps", "[optim][reference]") {
   const double lr = 1e-3;
   // warm-up: lr·(s+1)/W
   CHECK(scheduled_lr(lr, 0, 10, 110, Schedule::Cosine) == Approx(1e-4));
@@ -93,7 +93,7 @@ TEST_CASE("schedule: warm-up then cosine, linear, constant, at hand-computed ste
   CHECK_THROWS_WITH(parse_schedule("step"), Catch::Contains("train.schedule") && Catch::Contains("cosine"));
 }
 
-TEST_CASE("clipping: like torch clip_grad_norm_") {
+TEST_CASE("clipping: like torch clip_grad_norm_", "[optim][reference]") {
   std::vector<float> g = {3.0f, 4.0f};
   CHECK(clip_grad_norm(g.data(), 2, 10.0) == Approx(5.0));
   CHECK(g[0] == 3.0f);  // coefficient 10/5 > 1: untouched
@@ -122,7 +122,7 @@ TEST_CASE("clipping: like torch clip_grad_norm_") {
   CHECK(bad[0] == 1.0f);
 }
 
-TEST_CASE("train_step: a non-finite loss is reported and the parameters are not updated") {
+TEST_CASE("train_step: a non-finite loss is reported and the parameters are not updated", "[optim][training]") {
   ModelConfig c = small_config();
   Model m(c);
   m.init(1);

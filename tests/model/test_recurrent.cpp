@@ -15,6 +15,7 @@
 #include "model/model.hpp"
 #include "model/recurrent_workspace.hpp"
 #include "recurrent_helpers.hpp"
+#include "tests/model/fd_check.hpp"
 
 using namespace srbench::model;
 using srbench::test::kRecurrentArchs;
@@ -52,7 +53,7 @@ std::vector<ModelConfig> configs() {
 
 }  // namespace
 
-TEST_CASE("recurrent: forward matches a plain reference written from recurrent.md") {
+TEST_CASE("recurrent: forward matches a plain reference written from recurrent.md", "[recurrent][reference]") {
   for (const ModelConfig& cfg : configs()) {
     INFO(name_of(cfg));
     BasicModel<double> m(cfg);
@@ -74,7 +75,7 @@ TEST_CASE("recurrent: forward matches a plain reference written from recurrent.m
   }
 }
 
-TEST_CASE("recurrent: gradients of every parameter match central finite differences") {
+TEST_CASE("recurrent: gradients of every parameter match central finite differences", "[recurrent][gradients]") {
   // Double precision, h = 1e-5: truncation O(h²) ~ 1e-10, rounding O(1e-16/h) ~ 1e-11.
   double worst_all = 0;
   std::string worst_where;
@@ -84,36 +85,19 @@ TEST_CASE("recurrent: gradients of every parameter match central finite differen
     BasicModel<double> m(cfg);
     srbench::test::perturb(m, 3);
     const RowBatch b = test_batch(cfg, 7);
-    m.zero_grads();
-    m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, true, b.rows());
-    const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
-    const double h = 1e-5;
-    for (const auto& p : m.layout().tensors()) {
-      INFO(p.name);
-      double worst = 0, largest = 0;
-      for (size_t i = 0; i < p.size; ++i) {
-        double& x = m.params()[p.offset + i];
-        const double x0 = x;
-        x = x0 + h;
-        const double plus = srbench::test::loss_at(m, b);
-        x = x0 - h;
-        const double minus = srbench::test::loss_at(m, b);
-        x = x0;
-        const double fd = (plus - minus) / (2 * h), a = analytic[p.offset + i];
-        CHECK(std::abs(a - fd) <= 1e-7 + 1e-5 * std::abs(fd));
-        worst = std::max(worst, std::abs(a - fd));
-        largest = std::max(largest, std::abs(fd));
-      }
-      CHECK(largest > 1e-6);  // every tensor is exercised
-      ++tensors;
-      if (worst > worst_all) worst_all = worst, worst_where = name_of(cfg) + " " + p.name;
-    }
+    auto loss = [&](bool need_grads) {
+      return m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, need_grads, b.rows());
+    };
+    // every tensor is exercised
+    const auto r = srbench::test::check_finite_differences(m, loss, 1e-5, false, srbench::test::none_zero);
+    tensors += r.tensors;
+    if (r.worst > worst_all) worst_all = r.worst, worst_where = name_of(cfg) + " " + r.where;
   }
   std::printf("recurrent finite differences: %d tensors, worst |analytic - numeric| = %.3g (%s)\n", tensors, worst_all,
               worst_where.c_str());
 }
 
-TEST_CASE("recurrent: the float model agrees with the double model") {
+TEST_CASE("recurrent: the float model agrees with the double model", "[recurrent][precision]") {
   double worst_logit = 0, worst_grad = 0;
   for (const ModelConfig& cfg : configs()) {
     INFO(name_of(cfg));
@@ -153,7 +137,8 @@ TEST_CASE("recurrent: the float model agrees with the double model") {
               worst_logit, worst_grad);
 }
 
-TEST_CASE("recurrent: right padding leaves the real logits, the loss and every gradient bit-identical") {
+TEST_CASE("recurrent: right padding leaves the real logits, the loss and every gradient bit-identical",
+          "[recurrent][padding]") {
   std::set<Arch> padding_seen;  // archs whose padding logits did change with the padding's tokens
   for (const ModelConfig& cfg : configs()) {
     INFO(name_of(cfg));
@@ -189,7 +174,7 @@ TEST_CASE("recurrent: right padding leaves the real logits, the loss and every g
   CHECK(padding_seen.size() == kRecurrentArchs.size());  // the padding's own logits do depend on its tokens
 }
 
-TEST_CASE("recurrent: results are bit-identical for 1 and 2 threads") {
+TEST_CASE("recurrent: results are bit-identical for 1 and 2 threads", "[recurrent][threads]") {
   // B 40: three chunks of examples (16, 16, 8), split unevenly between two threads; d 64 so that
   // the sequence-wide products and the time loops cross their parallel thresholds.
   for (Arch arch : kRecurrentArchs) {
@@ -219,7 +204,7 @@ TEST_CASE("recurrent: results are bit-identical for 1 and 2 threads") {
   }
 }
 
-TEST_CASE("recurrent: parameter layout as recurrent.md lists it") {
+TEST_CASE("recurrent: parameter layout as recurrent.md lists it", "[recurrent]") {
   // names and shapes written out from recurrent.md's "Checkpoint" (d 4, V 5, c 2, k 4)
   using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
   auto layer = [](Arch arch, int l) {
@@ -264,7 +249,7 @@ TEST_CASE("recurrent: parameter layout as recurrent.md lists it") {
   }
 }
 
-TEST_CASE("recurrent: a view of the layers' outputs; no attention") {
+TEST_CASE("recurrent: a view of the layers' outputs; no attention", "[recurrent][views]") {
   const ModelConfig cfg = srbench::test::recurrent_config(Arch::Lstm, 2);
   BasicModel<double> m(cfg);
   srbench::test::perturb(m, 2);
@@ -291,7 +276,7 @@ TEST_CASE("recurrent: a view of the layers' outputs; no attention") {
     for (int c = 0; c < 4; ++c) CHECK(m.block_output(0)[t * 4 + c] == Approx(h0[t][c]).margin(1e-12));
 }
 
-TEST_CASE("recurrent: the workspace estimate grows with B and T and needs no transformer") {
+TEST_CASE("recurrent: the workspace estimate grows with B and T and needs no transformer", "[recurrent]") {
   const ModelConfig cfg = srbench::test::recurrent_config(Arch::Gru, 2, 16);
   const int64_t small = recurrent_workspace_bytes(cfg, 4, 8, false), grads = recurrent_workspace_bytes(cfg, 4, 8, true);
   CHECK(small > 0);

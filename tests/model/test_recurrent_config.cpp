@@ -11,7 +11,8 @@
 
 using namespace srbench::model;
 
-TEST_CASE("recurrent config: a recurrent config's YAML holds its own keys in recurrent.md's order") {
+TEST_CASE("recurrent config: a recurrent config's YAML holds its own keys in recurrent.md's order",
+          "[recurrent][config]") {
   ModelConfig c;
   c.vocab = 7;
   c.heads = 8;          // transformer keys changed from their defaults: not written
@@ -32,7 +33,7 @@ TEST_CASE("recurrent config: a recurrent config's YAML holds its own keys in rec
                        "tape_cell_size: 8\ntape_mlp: 64\n");
 }
 
-TEST_CASE("recurrent config: a transformer's YAML is unchanged by the recurrent keys") {
+TEST_CASE("recurrent config: a transformer's YAML is unchanged by the recurrent keys", "[recurrent][config]") {
   ModelConfig c;
   c.vocab = 11;
   const std::string before = c.to_yaml();
@@ -47,7 +48,7 @@ TEST_CASE("recurrent config: a transformer's YAML is unchanged by the recurrent 
   CHECK(ModelConfig::from_yaml(before) == c);
 }
 
-TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does not have") {
+TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does not have", "[recurrent][config]") {
   for (const char* arch : {"rnn", "lstm", "gru", "stack_rnn", "tape_rnn"}) {
     INFO(arch);
     ModelConfig c;
@@ -76,7 +77,7 @@ TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does
   CHECK_FALSE(a == b);
 }
 
-TEST_CASE("recurrent config: applies() is recurrent.md's table") {
+TEST_CASE("recurrent config: applies() is recurrent.md's table", "[recurrent][config]") {
   for (const auto& key : ModelConfig::keys()) {
     INFO(key);
     const bool recurrent_own = key == "nonlinearity" || key.rfind("stack_", 0) == 0 || key.rfind("tape_", 0) == 0;
@@ -93,7 +94,7 @@ TEST_CASE("recurrent config: applies() is recurrent.md's table") {
     CHECK_FALSE(ModelConfig::applies(Arch::Rnn, key));
 }
 
-TEST_CASE("recurrent config: errors name the key and the arch") {
+TEST_CASE("recurrent config: errors name the key and the arch", "[recurrent][config][errors]") {
   // a stated key that does not apply (a checkpoint's config, a model: map)
   CHECK_THROWS_WITH(ModelConfig::from_yaml("{arch: lstm, heads: 4}"),
                     Catch::Contains("model.heads") && Catch::Contains("does not apply under arch lstm"));
@@ -138,7 +139,8 @@ TEST_CASE("recurrent config: errors name the key and the arch") {
   r.validate();
 }
 
-TEST_CASE("recurrent config: a checkpoint of every arch round-trips its config and parameters") {
+TEST_CASE("recurrent config: a checkpoint of every arch round-trips its config and parameters",
+          "[recurrent][config][checkpoint]") {
   srbench::test::TempDir dir;
   for (const char* arch : {"rnn", "lstm", "gru", "stack_rnn", "tape_rnn"}) {
     INFO(arch);

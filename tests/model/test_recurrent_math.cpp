@@ -11,7 +11,7 @@
 
 namespace fm = srbench::model::fastmath;
 
-TEST_CASE("fastmath: tanh and sigmoid agree with libm to a few ulp") {
+TEST_CASE("fastmath: tanh and sigmoid agree with libm to a few ulp", "[recurrent][fastmath]") {
   double worst_tanh = 0, worst_sigmoid = 0;
   for (int i = -1200000; i <= 1200000; ++i) {
     const float x = static_cast<float>(i) * 1e-5f;  // [-12, 12]
@@ -37,7 +37,7 @@ TEST_CASE("fastmath: tanh and sigmoid agree with libm to a few ulp") {
   CHECK(fm::sigmoid(-100.0f) < 1e-37f);
 }
 
-TEST_CASE("fastmath: tanh and sigmoid give the same bits at any alignment") {
+TEST_CASE("fastmath: tanh and sigmoid give the same bits at any alignment", "[recurrent][fastmath]") {
   const int n = 203;
   std::vector<float> x(n);
   for (int i = 0; i < n; ++i) x[i] = std::sin(0.37f * i) * 9.0f;

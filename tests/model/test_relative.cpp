@@ -25,7 +25,7 @@ ModelConfig relative_config(bool causal) {
 
 }  // namespace
 
-TEST_CASE("relative: u, v and W_R per layer, as chomsky.md §7.3 names them") {
+TEST_CASE("relative: u, v and W_R per layer, as chomsky.md §7.3 names them", "[relative]") {
   ModelConfig c = relative_config(true);
   c.d_model = 12;
   c.heads = 3;
@@ -50,7 +50,7 @@ TEST_CASE("relative: u, v and W_R per layer, as chomsky.md §7.3 names them") {
   CHECK(ParamLayout(c).find("blocks.0.attn.rel.u") == nullptr);
 }
 
-TEST_CASE("relative: u, v and W_R start N(0, 0.02)") {
+TEST_CASE("relative: u, v and W_R start N(0, 0.02)", "[relative]") {
   ModelConfig c = relative_config(false);
   c.d_model = 64;
   c.heads = 4;
@@ -71,7 +71,8 @@ TEST_CASE("relative: u, v and W_R start N(0, 0.02)") {
   }
 }
 
-TEST_CASE("relative: spline-kernel attention and an odd d_model are config errors") {
+TEST_CASE("relative: spline-kernel attention and an odd d_model are config errors",
+          "[relative][config][errors][splines]") {
   ModelConfig c = relative_config(false);
   c.validate();
   c.attention = Attention::SplineScore;  // scores to add the terms to: defined
@@ -89,7 +90,7 @@ TEST_CASE("relative: spline-kernel attention and an odd d_model are config error
   CHECK(ModelConfig::from_yaml("{position: relative}").position == Position::Relative);
 }
 
-TEST_CASE("relative: a hand-worked query, and r = i − j under both settings") {
+TEST_CASE("relative: a hand-worked query, and r = i − j under both settings", "[relative][reference]") {
   // One layer, d = 2, one head (d_h = 2): R_r = [sin r, cos r] (ω_0 = 1). With every q, k weight and
   // bias 0 except the query bias, q_i = (1, 0) for every i and k_j = 0: the content term is
   // (q_i + u)·k_j = 0, and with W_R = I, v = 0 the position term is q_i·R_{i−j} = sin(i − j), so

@@ -38,7 +38,7 @@ double spread_over_run(model::Position pos, int run) {
 }  // namespace
 
 TEST_CASE("relative positions: a leading run of one token gets one prediction at every position",
-          "[model][positions]") {
+          "[relative][model][positions]") {
   for (const model::Position pos :
        {model::Position::Rope, model::Position::Alibi, model::Position::None, model::Position::Relative}) {
     INFO("position " << static_cast<int>(pos));

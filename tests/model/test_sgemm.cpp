@@ -35,13 +35,13 @@ SgemmKernel kernel_under_test() {
 
 }  // namespace
 
-TEST_CASE("sgemm: the kernel compiled in is the one this build tests") {
+TEST_CASE("sgemm: the kernel compiled in is the one this build tests", "[sgemm]") {
   INFO("compiled in: " << to_string(sgemm_kernel()) << ", to be tested: " << to_string(kernel_under_test()));
   CHECK(sgemm_kernel() == kernel_under_test());
   std::printf("sgemm kernel: %s\n", to_string(sgemm_kernel()));
 }
 
-TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and strides") {
+TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and strides", "[sgemm][reference]") {
   // Shapes cross every blocking edge of the kernel: partial register tiles in rows (m not a
   // multiple of 6 or 8) and columns (n not a multiple of 16 or 32), row blocks (m > 96), inner
   // blocks (k > 512), and k = 0; operands plain, transposed and with padded strides.
@@ -72,7 +72,7 @@ TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and
   CHECK(cases == 9 * 4 * 3);
 }
 
-TEST_CASE("sgemm: skipping the zeros of a lower-triangular A equals the plain loops") {
+TEST_CASE("sgemm: skipping the zeros of a lower-triangular A equals the plain loops", "[sgemm][reference]") {
   // causal attention products: P (T×T, zero above the diagonal) times V, P stored as is (row
   // stride T) or read transposed from a stored upper-triangular matrix
   for (const int T : {5, 32, 64, 100, 600}) {
@@ -94,7 +94,7 @@ TEST_CASE("sgemm: skipping the zeros of a lower-triangular A equals the plain lo
   }
 }
 
-TEST_CASE("sgemm: the plain loops are the product (against double loops)") {
+TEST_CASE("sgemm: the plain loops are the product (against double loops)", "[sgemm][reference]") {
   const int m = 23, n = 41, k = 300;
   const auto a = random_vec(static_cast<size_t>(k) * m, 50), b = random_vec(static_cast<size_t>(k) * n, 51),
              row = random_vec(n, 52);

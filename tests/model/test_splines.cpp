@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 
+#include "fd_check.hpp"
 #include "helpers.hpp"
 #include "model/checkpoint.hpp"
 #include "model/attention.hpp"
@@ -49,7 +50,7 @@ std::string label(const ModelConfig& c) {
 
 }  // namespace
 
-TEST_CASE("spline layer: hand-computed values and gradients, both extrapolations") {
+TEST_CASE("spline layer: hand-computed values and gradients, both extrapolations", "[splines][gradients][reference]") {
   // K = 3, R = 1: keypoints −1, 0, 1 (h = 1), values 1, 3, −1.
   const std::vector<double> theta = {1.0, 3.0, -1.0};
   const std::vector<double> x = {-0.5, 0.25, 2.0, -3.0, 1.0, -1.0};
@@ -84,7 +85,7 @@ TEST_CASE("spline layer: hand-computed values and gradients, both extrapolations
   }
 }
 
-TEST_CASE("spline layer: gradients w.r.t. inputs and values match central differences") {
+TEST_CASE("spline layer: gradients w.r.t. inputs and values match central differences", "[splines][gradients]") {
   // Inputs placed away from the keypoints (offsets 0.1h … 0.9h inside a segment, or beyond ±R
   // by more than the probe), so that no probe x ± 1e-6 crosses a keypoint.
   for (bool linear : {false, true}) {
@@ -134,7 +135,7 @@ TEST_CASE("spline layer: gradients w.r.t. inputs and values match central differ
   }
 }
 
-TEST_CASE("spline init: gelu, relu, identity, exp, elu1, zero at the keypoints, exactly") {
+TEST_CASE("spline init: gelu, relu, identity, exp, elu1, zero at the keypoints, exactly", "[splines][init]") {
   for (auto [K, R] : {std::pair{17, 8.0}, std::pair{64, 8.0}, std::pair{9, 2.0}}) {
     SplineConfig sc;
     sc.keypoints = K;
@@ -187,7 +188,7 @@ TEST_CASE("spline init: gelu, relu, identity, exp, elu1, zero at the keypoints, 
   CHECK(std::memcmp(plain.params(), m.params(), plain.num_params() * sizeof(float)) == 0);
 }
 
-TEST_CASE("spline models: gradients of every parameter match central finite differences") {
+TEST_CASE("spline models: gradients of every parameter match central finite differences", "[splines][gradients]") {
   // Double precision, probe h = 1e-6 (rounding error ~1e-16/h ~ 1e-10). φ is piecewise linear
   // (and |·| has a kink at 0): a probe whose perturbation moves some spline input across a
   // keypoint sees a mix of two slopes. Such elements are detected and skipped: with the forward
@@ -225,41 +226,20 @@ TEST_CASE("spline models: gradients of every parameter match central finite diff
     srbench::test::randomize(m, 3);
     randomize_splines(m, 17, cs.mixed_sign);
     const Batch batch = srbench::test::random_batch(3, 5, cfg.vocab, 7);
-    m.zero_grads();
-    const double f0 = m.forward_backward(batch.tokens.data(), batch.targets.data(), batch.B, batch.T, true);
-    const std::vector<double> analytic(m.grads(), m.grads() + m.num_params());
-    const double h = 1e-6;
-    int64_t checked = 0, skipped = 0;
-    for (const auto& p : m.layout().tensors()) {
-      INFO(p.name);
-      double largest = 0;
-      for (size_t i = 0; i < p.size; ++i) {
-        const auto [fd, lp, lm] = srbench::test::probe(m, batch, p.offset + i, h);
-        const double err = std::abs(analytic[p.offset + i] - fd), tol = 1e-7 + 1e-5 * std::abs(fd);
-        const double one_sided_gap = std::abs((lp - f0) / h - (f0 - lm) / h);
-        ++checked;
-        if (err > tol && err <= one_sided_gap) {
-          ++skipped;  // a keypoint (or a zero of φ under |·|) inside the probe
-          continue;
-        }
-        CHECK(err <= tol);
-        largest = std::max(largest, std::abs(fd));
-        if (err > worst_all) worst_all = err, worst_where = label(cfg) + " " + p.name;
-      }
-      // every tensor is exercised — the key bias too: only softmax ignores a shift of the scores
-      const bool zero_in_theory =
-          p.name.find("attn.k.bias") != std::string::npos && cs.att == Attention::Softmax && cs.pos != Position::Rope;
-      if (!zero_in_theory) CHECK(largest > 1e-6);
-    }
-    CHECK(skipped <= checked / 50);
-    checked_all += checked, skipped_all += skipped;
+    // every tensor is exercised — the key bias too: only softmax ignores a shift of the scores
+    auto zero_in_theory = [&](const std::string& name) {
+      return name.find("attn.k.bias") != std::string::npos && cs.att == Attention::Softmax && cs.pos != Position::Rope;
+    };
+    const auto r = srbench::test::check_finite_differences(m, batch, 1e-6, true, zero_in_theory);
+    if (r.worst > worst_all) worst_all = r.worst, worst_where = label(cfg) + " " + r.where;
+    checked_all += r.checked, skipped_all += r.skipped;
   }
   std::printf("spline finite differences: worst |analytic - numeric| = %.3g (%s); %lld of %lld elements "
               "skipped (keypoint inside the probe)\n",
               worst_all, worst_where.c_str(), static_cast<long long>(skipped_all), static_cast<long long>(checked_all));
 }
 
-TEST_CASE("spline-score with exp init reproduces softmax attention up to interpolation error") {
+TEST_CASE("spline-score with exp init reproduces softmax attention up to interpolation error", "[splines][init]") {
   // On a segment of width h, the chord of exp lies above it by a relative error of at most
   // ρ = max_t (1 − t + t·e^h)/e^{t·h} − 1 (≈ h²/8 for small h): φ(s) = e^s·(1 + r), 0 ≤ r ≤ ρ.
   // Then α_ij = φ_ij/(Σφ + ε) and the softmax p_ij differ by at most |α − p| ≤ (ρ + ε/Σφ)·p. With
@@ -347,7 +327,7 @@ std::vector<float> trained(const ModelConfig& cfg, const TrainSettings& st, int 
 
 }  // namespace
 
-TEST_CASE("spline optimiser group: own lr, no decay, freezing, spline-only and weights-only updates") {
+TEST_CASE("spline optimiser group: own lr, no decay, freezing, spline-only and weights-only updates", "[splines]") {
   const ModelConfig cfg = train_config(Activation::Spline, Attention::SplineScore);
   Model init(cfg);
   init.init(5);
@@ -425,7 +405,7 @@ TEST_CASE("spline optimiser group: own lr, no decay, freezing, spline-only and w
   CHECK(global_norm(m.layout(), m.grads(), both) == global_norm(m.grads(), m.num_params()));
 }
 
-TEST_CASE("spline models: training is bit-identical with 1 and 2 threads") {
+TEST_CASE("spline models: training is bit-identical with 1 and 2 threads", "[splines][threads][training]") {
   for (auto [act, att] : {std::pair{Activation::Spline, Attention::Softmax}, std::pair{Activation::Gelu, Attention::SplineScore},
                           std::pair{Activation::Spline, Attention::SplineKernel}}) {
     const ModelConfig cfg = train_config(act, att);
@@ -444,7 +424,7 @@ TEST_CASE("spline models: training is bit-identical with 1 and 2 threads") {
   }
 }
 
-TEST_CASE("spline values: read and written as one block, copied between models") {
+TEST_CASE("spline values: read and written as one block, copied between models", "[splines]") {
   const ModelConfig cfg = spline_config(Position::Rope, Activation::Spline, Attention::SplineScore,
                                         Extrapolate::Constant, SplineShare::Layer);
   Model a(cfg), b(cfg);
@@ -466,7 +446,8 @@ TEST_CASE("spline values: read and written as one block, copied between models")
   CHECK(Model(none).spline_values().empty());
 }
 
-TEST_CASE("checkpoint: spline datasets carry range, keypoints, extrapolate; load checks them") {
+TEST_CASE("checkpoint: spline datasets carry range, keypoints, extrapolate; load checks them",
+          "[splines][checkpoint]") {
   srbench::test::TempDir dir;
   for (SplineShare share : {SplineShare::Layer, SplineShare::Model}) {
     ModelConfig cfg = spline_config(Position::Rope, Activation::Spline, Attention::SplineKernel, Extrapolate::Linear,

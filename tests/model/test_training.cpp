@@ -42,7 +42,7 @@ double accuracy(Model& m, const std::vector<int32_t>& tokens, const std::vector<
 }  // namespace
 
 // [long]: left out of the sanitizer subset (scripts/sanitize.sh): hundreds of steps of kernels the other tests cover.
-TEST_CASE("training: a small model learns to copy the previous token", "[long]") {
+TEST_CASE("training: a small model learns to copy the previous token", "[training][long]") {
   // One thread: this checks learning, not threading (and stays quick on a loaded machine).
   const int saved_threads = omp_get_max_threads();
   omp_set_num_threads(1);

@@ -52,6 +52,36 @@ tasks::Example automaton_example(const AutomatonTask& task, const std::string& m
   return ex;
 }
 
+// The layout of a state-tracking example of n inputs in `mode` (tasks/automaton.hpp's
+// format_automaton): input t is token t·stride, stride 2 under scratchpad (token 2t+1 its state,
+// not scored), else 1. state_inputs checks the lengths (n·stride tokens and targets) and returns
+// the inputs; check_state_targets checks that the target of input t is states[t] (under final
+// the last input's alone, the others not scored), and under scratchpad token 2t+1 too.
+inline std::vector<std::string> state_inputs(const std::vector<std::string>& tok, const std::vector<std::string>& tgt,
+                                             const std::string& mode, int n) {
+  const size_t stride = mode == "scratchpad" ? 2 : 1;
+  REQUIRE(tok.size() == stride * static_cast<size_t>(n));
+  REQUIRE(tgt.size() == tok.size());
+  std::vector<std::string> inputs;
+  for (int t = 0; t < n; ++t) inputs.push_back(tok[t * stride]);
+  return inputs;
+}
+inline void check_state_targets(const std::vector<std::string>& tok, const std::vector<std::string>& tgt,
+                                const std::string& mode, const std::vector<std::string>& states) {
+  const size_t n = states.size(), stride = mode == "scratchpad" ? 2 : 1;
+  REQUIRE(tgt.size() == stride * n);
+  for (size_t t = 0; t < n; ++t) {
+    INFO("input " << t << " of " << n << ", " << mode);
+    const std::string& q = states[t];
+    if (mode == "final") {
+      CHECK(tgt[t] == (t == n - 1 ? q : ""));
+    } else {
+      CHECK(tgt[t * stride] == q);
+    }
+    if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+  }
+}
+
 // Building `task` with `params` must fail with a TaskError that names the task and `param`.
 inline void check_task_error(const std::string& task, const tasks::RawParams& params, const std::string& param) {
   INFO("params naming " << param);

@@ -5,6 +5,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 
@@ -70,29 +72,24 @@ TEST_CASE("flipflop: 1000 random examples agree with a scan for the last write",
       RawParams params = config;
       params["output"] = mode;
       const auto task = make_task("flipflop", params);
-      const size_t stride = mode == "scratchpad" ? 2 : 1;
       for (uint64_t i = 0; i < 70; ++i, ++examples) {
         const int n = 1 + static_cast<int>((i * 11) % 60);
         const Example ex = task->sample(23, Stream::TrainArch, i, n);
         const V tok = token_names(*task, ex), tgt = target_names(*task, ex);
-        REQUIRE(tok.size() == stride * static_cast<size_t>(n));
-        REQUIRE(tgt.size() == tok.size());
+        const V inputs = state_inputs(tok, tgt, mode, n);
+        V states;
         for (int t = 0; t < n; ++t) {
-          const std::string& x = tok[t * stride];
+          const std::string& x = inputs[t];
           REQUIRE((x == "r" || (x[0] == 'w' && std::stoi(x.substr(1)) >= 1 && std::stoi(x.substr(1)) <= values)));
           std::string q = "q0";  // scan back for the last write at or before t
           for (int u = t; u >= 0; --u)
-            if (tok[u * stride][0] == 'w') {
-              q = "q" + tok[u * stride].substr(1);
+            if (inputs[u][0] == 'w') {
+              q = "q" + inputs[u].substr(1);
               break;
             }
-          if (mode == "final") {
-            CHECK(tgt[t] == (t == n - 1 ? q : ""));
-          } else {
-            CHECK(tgt[t * stride] == q);
-          }
-          if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+          states.push_back(q);
         }
+        check_state_targets(tok, tgt, mode, states);
       }
     }
   }

@@ -5,6 +5,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 
@@ -66,26 +68,18 @@ TEST_CASE("gridworld: 1000 random examples agree with a clamped walk over the mo
       RawParams params = config;
       params["output"] = mode;
       const auto task = make_task("gridworld", params);
-      const size_t stride = mode == "scratchpad" ? 2 : 1;
       for (uint64_t i = 0; i < 70; ++i, ++examples) {
         const int n = 1 + static_cast<int>((i * 13) % 64);
         const Example ex = task->sample(31, Stream::Eval, i, n);
         const V tok = token_names(*task, ex), tgt = target_names(*task, ex);
-        REQUIRE(tok.size() == stride * static_cast<size_t>(n));
-        REQUIRE(tgt.size() == tok.size());
         int cell = 0;
-        for (int t = 0; t < n; ++t) {
-          const std::string& x = tok[t * stride];
+        V states;
+        for (const std::string& x : state_inputs(tok, tgt, mode, n)) {
           REQUIRE((x == "L" || x == "R"));
           cell = x == "R" ? std::min(cell + 1, cells - 1) : std::max(cell - 1, 0);
-          const std::string q = "c" + std::to_string(cell);
-          if (mode == "final") {
-            CHECK(tgt[t] == (t == n - 1 ? q : ""));
-          } else {
-            CHECK(tgt[t * stride] == q);
-          }
-          if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+          states.push_back("c" + std::to_string(cell));
         }
+        check_state_targets(tok, tgt, mode, states);
       }
     }
   }

@@ -5,6 +5,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 
@@ -87,26 +89,19 @@ TEST_CASE("modcount: 1000 random examples agree with a running sum of the token 
       RawParams params = config.params;
       params["output"] = mode;
       const auto task = make_task("modcount", params);
-      const size_t stride = mode == "scratchpad" ? 2 : 1;
       for (uint64_t i = 0; i < 70; ++i, ++examples) {
         const int n = 1 + static_cast<int>((i * 7) % 45);
         const Example ex = task->sample(11, Stream::Train, i, n);
         const V tok = token_names(*task, ex), tgt = target_names(*task, ex);
-        REQUIRE(tok.size() == stride * static_cast<size_t>(n));
-        REQUIRE(tgt.size() == tok.size());
         int sum = 0;
-        for (int t = 0; t < n; ++t) {
-          const int v = value_of(tok[t * stride]);
+        V states;
+        for (const std::string& x : state_inputs(tok, tgt, mode, n)) {
+          const int v = value_of(x);
           REQUIRE(std::find(config.allowed.begin(), config.allowed.end(), v) != config.allowed.end());
           sum = (sum + v) % config.m;
-          const std::string q = "q" + std::to_string(sum);
-          if (mode == "final") {
-            CHECK(tgt[t] == (t == n - 1 ? q : ""));
-          } else {
-            CHECK(tgt[t * stride] == q);
-          }
-          if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+          states.push_back("q" + std::to_string(sum));
         }
+        check_state_targets(tok, tgt, mode, states);
       }
     }
   }

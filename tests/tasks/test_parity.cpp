@@ -5,6 +5,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 
@@ -32,27 +34,23 @@ TEST_CASE("parity: hand-worked example in every output mode", "[tasks][parity]")
 TEST_CASE("parity: 1000 random examples agree with a recount of the ones", "[tasks][parity]") {
   for (const char* mode : {"states", "final", "scratchpad"}) {
     const auto task = make_task("parity", {{"output", mode}, {"p1", "0.3"}});
-    const bool scratch = std::string(mode) == "scratchpad";
     size_t ones = 0, inputs = 0;
     for (uint64_t i = 0; i < 1000; ++i) {
       const int n = 1 + static_cast<int>(i % 40);
       const Example ex = task->sample(7, Stream::Train, i, n);
       const auto tok = token_names(*task, ex), tgt = target_names(*task, ex);
       REQUIRE(tok.size() == static_cast<size_t>(task->max_sequence_length(n)));
-      const size_t stride = scratch ? 2 : 1;
+      const V xs = state_inputs(tok, tgt, mode, n);
+      V states;
       for (int t = 0; t < n; ++t) {
-        const std::string& x = tok[t * stride];
+        const std::string& x = xs[t];
         REQUIRE((x == "0" || x == "1"));
         int count = 0;  // recount the ones in the prefix x_0..x_t
-        for (int u = 0; u <= t; ++u) count += tok[u * stride] == "1";
-        const std::string q = "q" + std::to_string(count % 2);
-        if (std::string(mode) == "final")
-          CHECK(tgt[t] == (t == n - 1 ? q : ""));
-        else
-          CHECK(tgt[t * stride] == q);
-        if (scratch) CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+        for (int u = 0; u <= t; ++u) count += xs[u] == "1";
+        states.push_back("q" + std::to_string(count % 2));
         ones += x == "1", inputs += 1;
       }
+      check_state_targets(tok, tgt, mode, states);
     }
     // p1 = 0.3: the fraction of ones is near 0.3 (over ~20k draws, sd ≈ 0.003)
     CHECK(static_cast<double>(ones) / inputs == Approx(0.3).margin(0.02));

@@ -8,6 +8,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 using Perm = std::vector<int>;  // one-line notation [σ(0) … σ(n-1)]
@@ -153,16 +155,13 @@ TEST_CASE("permutation: 1000 random examples agree with explicit composition and
       for (const std::string mode : {"states", "final", "scratchpad"}) {
         INFO(group << degree << " " << mode);
         const auto task = make_task("permutation", {{"group", group}, {"degree", std::to_string(degree)}, {"output", mode}});
-        const size_t stride = mode == "scratchpad" ? 2 : 1;
         for (uint64_t i = 0; i < 42; ++i, ++examples) {
           const int n = 1 + static_cast<int>((i * 19) % 50);
           const Example ex = task->sample(13, Stream::Train, i, n);
           const V tok = token_names(*task, ex), tgt = target_names(*task, ex);
-          REQUIRE(tok.size() == stride * static_cast<size_t>(n));
-          REQUIRE(tgt.size() == tok.size());
           Perm sigma = gens[0];  // identity
-          for (int t = 0; t < n; ++t) {
-            const std::string& x = tok[t * stride];
+          V states;
+          for (const std::string& x : state_inputs(tok, tgt, mode, n)) {
             REQUIRE(x[0] == 'g');
             const int g = std::stoi(x.substr(1));
             REQUIRE(g >= 0);
@@ -172,14 +171,9 @@ TEST_CASE("permutation: 1000 random examples agree with explicit composition and
             sigma = next;
             const auto at = std::find(elements.begin(), elements.end(), sigma);
             REQUIRE(at != elements.end());
-            const std::string q = "p" + std::to_string(at - elements.begin());
-            if (mode == "final") {
-              CHECK(tgt[t] == (t == n - 1 ? q : ""));
-            } else {
-              CHECK(tgt[t * stride] == q);
-            }
-            if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+            states.push_back("p" + std::to_string(at - elements.begin()));
           }
+          check_state_targets(tok, tgt, mode, states);
         }
       }
     }

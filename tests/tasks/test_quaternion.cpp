@@ -7,6 +7,8 @@
 
 using namespace srbench::tasks;
 using srbench::test::target_names;
+using srbench::test::check_state_targets;
+using srbench::test::state_inputs;
 using srbench::test::token_names;
 using V = std::vector<std::string>;
 
@@ -93,25 +95,18 @@ TEST_CASE("quaternion: 1000 random examples agree with the hand-written table", 
   int examples = 0;
   for (const std::string mode : {"states", "final", "scratchpad"}) {
     const auto task = make_task("quaternion", {{"output", mode}});
-    const size_t stride = mode == "scratchpad" ? 2 : 1;
     for (uint64_t i = 0; i < 340; ++i, ++examples) {
       const int n = 1 + static_cast<int>((i * 17) % 80);
       const Example ex = task->sample(5, Stream::Train, i, n);
       const V tok = token_names(*task, ex), tgt = target_names(*task, ex);
-      REQUIRE(tok.size() == stride * static_cast<size_t>(n));
-      REQUIRE(tgt.size() == tok.size());
       std::string q = "+1";
-      for (int t = 0; t < n; ++t) {
-        const std::string& x = tok[t * stride];
+      V states;
+      for (const std::string& x : state_inputs(tok, tgt, mode, n)) {
         REQUIRE((x == "1" || x == "i" || x == "j" || x == "k"));
         q = kTimes.at(q).at(x);
-        if (mode == "final") {
-          CHECK(tgt[t] == (t == n - 1 ? q : ""));
-        } else {
-          CHECK(tgt[t * stride] == q);
-        }
-        if (mode == "scratchpad") CHECK((tok[t * 2 + 1] == q && tgt[t * 2 + 1].empty()));
+        states.push_back(q);
       }
+      check_state_targets(tok, tgt, mode, states);
     }
   }
   CHECK(examples >= 1000);

@@ -106,7 +106,7 @@ ModelConfig config_s() {  // performance.md's S
 
 }  // namespace
 
-TEST_CASE("the counting hook sees allocations (malloc, new, vector)") {
+TEST_CASE("the counting hook sees allocations (malloc, new, vector)", "[alloc]") {
   g_allocations = 0;
   g_counting = true;
   void* p = std::malloc(1 << 20);
@@ -117,14 +117,15 @@ TEST_CASE("the counting hook sees allocations (malloc, new, vector)") {
   CHECK(g_allocations.load() == 3);  // malloc, new of the vector, its storage
 }
 
-TEST_CASE("no allocation in training steps after the first: S, softmax, learned positions") {
+TEST_CASE("no allocation in training steps after the first: S, softmax, learned positions", "[alloc]") {
   for (int threads : {1, 2}) {
     INFO("threads " << threads);
     CHECK(allocations_after_first_step(config_s(), threads) == 0);
   }
 }
 
-TEST_CASE("no allocation in training steps after the first: splines, every attention and position") {
+TEST_CASE("no allocation in training steps after the first: splines, every attention and position",
+          "[alloc][splines]") {
   struct Variant {
     const char* name;
     Attention attention;
@@ -166,7 +167,7 @@ ModelConfig recurrent_config(Arch arch) {
 
 }  // namespace
 
-TEST_CASE("no allocation in training steps after the first: every recurrent arch") {
+TEST_CASE("no allocation in training steps after the first: every recurrent arch", "[alloc][recurrent]") {
   for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
     for (int threads : {1, 2}) {
       INFO(to_string(arch) << ", threads " << threads);
@@ -174,7 +175,8 @@ TEST_CASE("no allocation in training steps after the first: every recurrent arch
     }
 }
 
-TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits") {
+TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocates beyond the logits",
+          "[alloc][recurrent]") {
   omp_set_num_threads(1);
   for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn})
     for (bool grads : {false, true}) {
@@ -199,7 +201,7 @@ TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocate
     }
 }
 
-TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths") {
+TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths", "[alloc][bidirectional]") {
   struct Variant {
     const char* name;
     Attention attention;
@@ -243,7 +245,8 @@ long infer_bytes(const ModelConfig& cfg, int B, int T) {
 
 }  // namespace
 
-TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every attention and position") {
+TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every attention and position",
+          "[alloc][infer]") {
   omp_set_num_threads(2);
   struct Variant {
     const char* name;
@@ -273,4 +276,97 @@ TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every a
     CHECK(at2k < one_matrix / 8);
     CHECK(at2k - at1k < one_matrix / 64);
   }
+}
+
+// ---- what a call allocates, as the model reports it (model/memory.hpp) -------------------------
+
+namespace {
+
+// Bytes the first forward_backward (need_grads) or infer (!need_grads && infer) of a fresh model
+// allocates for B examples of T positions, after a model of the same config has run the same
+// shapes (so that sgemm's per-thread packing buffers have their size), beyond what the second
+// call allocates (what every call allocates and frees: Eigen's blocks for LIMe's products).
+long first_call_bytes(const ModelConfig& cfg, int B, int T, bool need_grads, bool infer) {
+  const int n = B * T;
+  std::vector<int32_t> tokens(n), targets(n);
+  for (int i = 0; i < n; ++i) tokens[i] = targets[i] = (i * 5 + 1) % cfg.vocab;
+  auto call = [&](Model& m) {
+    if (infer) m.infer(tokens.data(), targets.data(), B, T);
+    else m.forward_backward(tokens.data(), targets.data(), B, T, need_grads);
+  };
+  {
+    Model warm(cfg);
+    warm.init(1);
+    call(warm);
+  }
+  Model m(cfg);
+  m.init(1);
+  auto counted = [&] {
+    g_bytes = 0;
+    g_counting = true;
+    call(m);
+    g_counting = false;
+    return g_bytes.load();
+  };
+  const long first = counted();
+  return first - counted();
+}
+
+}  // namespace
+
+TEST_CASE("forward_backward_memory and infer_memory are what the first calls allocate: every variant, every arch",
+          "[alloc][memory][infer]") {
+  struct Variant {
+    const char* name;
+    Attention attention;
+    Position position;
+    Lime lime;
+    bool causal;
+    Arch arch;
+  };
+  const Variant variants[] = {
+      {"softmax, learned", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Transformer},
+      {"spline-score, alibi", Attention::SplineScore, Position::Alibi, Lime::None, true, Arch::Transformer},
+      {"spline-score, relative, bidirectional", Attention::SplineScore, Position::Relative, Lime::None, false,
+       Arch::Transformer},
+      {"softmax, relative", Attention::Softmax, Position::Relative, Lime::None, true, Arch::Transformer},
+      {"LIMe, rope", Attention::Softmax, Position::Rope, Lime::Static, true, Arch::Transformer},
+      {"spline-kernel, sinusoidal, bidirectional", Attention::SplineKernel, Position::Sinusoidal, Lime::None, false,
+       Arch::Transformer},
+      {"lstm", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Lstm},
+      {"stack_rnn", Attention::Softmax, Position::Learned, Lime::None, true, Arch::StackRnn},
+  };
+  const int B = 8, T = 12;
+  for (const Variant& v : variants)
+    for (int threads : {1, 2}) {
+      INFO(v.name << ", threads " << threads);
+      omp_set_num_threads(threads);
+      ModelConfig c = v.arch == Arch::Transformer ? config_s() : recurrent_config(v.arch);
+      c.attention = v.attention, c.position = v.position, c.lime = v.lime, c.causal = v.causal;
+      for (bool grads : {true, false}) {
+        INFO((grads ? "with gradients" : "forward only"));
+        CHECK(first_call_bytes(c, B, T, grads, false) == forward_backward_memory(c, B, T, grads, threads).total());
+      }
+      CHECK(first_call_bytes(c, B, T, false, true) == infer_memory(c, B, T, threads).total());
+    }
+}
+
+TEST_CASE("forward_backward_memory: a transformer's saved activations, and what spline-score attention and LIMe add",
+          "[alloc][memory][splines][lime]") {
+  // model.md's buffers kept for backward: the residual stream (2L+1 rows of N·C), the two norms'
+  // outputs and statistics, q|k|v, the heads, the MLP's two tensors, the attention weights
+  // (L·B·H·T²), the final norm's output and statistics.
+  const ModelConfig c = config_s();
+  const int64_t B = 8, T = 12, N = B * T, L = c.layers, C = c.d_model, H = c.heads, F = c.mlp_hidden();
+  const int64_t saved = 4 * ((2 * L + 1) * N * C + 2 * L * N * C + 4 * L * N + 3 * L * N * C + L * N * C + 2 * L * N * F +
+                             L * B * H * T * T + N * C + 2 * N);
+  CHECK(forward_backward_memory(c, B, T, true, 1).saved == saved);
+  ModelConfig score = c;
+  score.attention = Attention::SplineScore;  // its scores (L,B,H,T,T) and row denominators (L,B,H,T)
+  CHECK(forward_backward_memory(score, B, T, true, 1).saved - saved == 4 * (L * B * H * T * T + L * B * H * T));
+  ModelConfig lime = c;
+  lime.lime = Lime::Static;  // every layer's raw k|v (L,N,2C) saved; their gradients (L,N,2C) and (N,C) besides
+  const CallMemory plain = forward_backward_memory(c, B, T, true, 1), mixed = forward_backward_memory(lime, B, T, true, 1);
+  CHECK(mixed.saved - plain.saved == 4 * L * N * 2 * C);
+  CHECK(mixed.scratch - plain.scratch == 4 * (L * N * 2 * C + N * C));
 }
