@@ -6,8 +6,11 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "harness/cli/cli.hpp"
+#include "harness/report/check.hpp"
+#include "harness/report/pooled_report.hpp"
 #include "harness/report/report.hpp"
 #include "harness/report/transfer.hpp"
 #include "harness/results/assemble.hpp"
@@ -168,15 +171,50 @@ int cmd_merge(const Args& args) {
   return 0;
 }
 
+namespace {
+
+// --over KEY: a grid axis of the suite file's runs; UsageError naming the axes otherwise.
+void check_over_axis(const std::vector<RunResult>& runs, const std::string& over) {
+  const auto axes = grid_axes(runs);
+  if (std::find(axes.begin(), axes.end(), over) != axes.end()) return;
+  std::string list;
+  for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+  throw UsageError("--over " + over + ": not a grid axis of this suite (" +
+                   (axes.empty() ? std::string("it has no grid") : "its axes: " + list) + ")");
+}
+
+std::vector<std::string> split_over(const std::string& over) {
+  std::vector<std::string> out;
+  std::stringstream in(over);
+  for (std::string axis; std::getline(in, axis, ',');)
+    if (!axis.empty()) out.push_back(axis);
+  return out;
+}
+
+// report --check: the stored suite's expect: entries (a malformed one is a ConfigError, exit 2,
+// located at its line of the stored suite text), evaluated; 1 when any fails.
+int report_check(const SuiteFile& suite, const std::string& file, ReportFormat format) {
+  const Suite stored = parse_suite(suite.suite_yaml, file + " (stored suite)");
+  if (stored.expectations.empty()) {
+    std::cout << "the suite stored in " << file << " has no expect: entries\n";
+    return 0;
+  }
+  const auto rows = check_expectations(stored.expectations, suite.runs);
+  std::cout << format_check(rows, format, file + "\nsuite " + stored.name);
+  return std::all_of(rows.begin(), rows.end(), [](const CheckRow& r) { return r.holds; }) ? 0 : 1;
+}
+
+}  // namespace
+
 int cmd_report(const Args& args) {
   po::options_description opts(
       "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics [--at-init] | --lengths | --errors |\n"
-      "--transfer | --chomsky [--over KEY]]: statistics across seeds of a suite file (runs grouped by task entry,\n"
-      "model and grid point)\n\noptions");
+      "--transfer | --chomsky [--over KEY] | --agg mean|median|max|min [--over KEY[,KEY]] | --check]: statistics\n"
+      "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
   std::string file, format_text = "table";
   bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false, fitted = false;
-  bool at_init = false;
-  std::string over;
+  bool at_init = false, check = false;
+  std::string over, agg;
   std::vector<std::string> compare;
   opts.add_options()
       ("help,h", "show this help")
@@ -197,7 +235,15 @@ int cmd_report(const Args& args) {
        "seeds of ood_token_acc (token accuracy beyond the training lengths)")
       ("over", po::value(&over),
        "with --chomsky: also take the max and mean over this grid axis (e.g. train.lr), as the benchmark does over "
-       "learning rates")
+       "learning rates; otherwise KEY[,KEY]: pool the seeds and these grid axes (e.g. seed,train.lr) and report "
+       "each metric's --agg over them")
+      ("agg", po::value(&agg),
+       "mean | median | max | min: report each summary metric reduced by this over the seeds (and the --over "
+       "axes), beside its mean with the 95% interval and k/n (k runs taken over, of the cell's n runs)")
+      ("check", po::bool_switch(&check),
+       "evaluate the suite's expect: entries (stored in the suite file) on its runs: one row per claim with the "
+       "measured value, its 95% interval, k/n, the source and holds / FAILS; exit 0 when all hold, 1 when any "
+       "fails, 2 on a malformed entry")
       ("fitted", po::bool_switch(&fitted),
        "every statistic over the seeds whose id_acc reached train.target_accuracy only (the counts still cover "
        "all runs): generalisation judged on runs that fitted their training distribution")
@@ -211,11 +257,14 @@ int cmd_report(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
   if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
-  if (diagnostics + lengths + errors + transfer_only + chomsky + !compare.empty() > 1)
-    throw UsageError("--diagnostics, --lengths, --errors, --transfer, --chomsky and --compare exclude each other");
+  const bool pooled = !agg.empty() || (!over.empty() && !chomsky);
+  if (diagnostics + lengths + errors + transfer_only + chomsky + !compare.empty() + check + pooled > 1)
+    throw UsageError(
+        "--diagnostics, --lengths, --errors, --transfer, --chomsky, --compare, --check and --agg/--over exclude each "
+        "other");
   if (!compare.empty() && compare.size() != 2)
     throw UsageError("--compare takes two model entries, MODEL_A MODEL_B, got " + std::to_string(compare.size()));
-  if (!over.empty() && !chomsky) throw UsageError("--over goes with --chomsky");
+  if (!agg.empty() && !parse_agg(agg)) throw UsageError("--agg must be mean, median, max or min, got '" + agg + "'");
   if (at_init && !diagnostics) throw UsageError("--at-init goes with --diagnostics");
   const auto format = parse_report_format(format_text);
   if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
@@ -233,14 +282,17 @@ int cmd_report(const Args& args) {
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
   const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
+  if (check) return report_check(suite, file, *format);
+  if (pooled) {
+    const std::vector<std::string> axes = split_over(over);
+    for (const auto& a : axes)
+      if (a != "seed") check_over_axis(suite.runs, a);
+    std::cout << format_pooled_report(pool_runs(suite.runs, axes), agg.empty() ? "mean" : agg, axes, fitted, *format,
+                                      title);
+    return 0;
+  }
   if (chomsky) {
-    const auto axes = grid_axes(suite.runs);
-    if (!over.empty() && std::find(axes.begin(), axes.end(), over) == axes.end()) {
-      std::string list;
-      for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
-      throw UsageError("--over " + over + ": not a grid axis of this suite (" +
-                       (axes.empty() ? std::string("it has no grid") : "its axes: " + list) + ")");
-    }
+    if (!over.empty()) check_over_axis(suite.runs, over);
     std::vector<RunResult> runs;
     for (const auto& r : suite.runs)
       if (!fitted || r.metrics.fitted == 1) runs.push_back(r);

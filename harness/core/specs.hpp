@@ -126,6 +126,23 @@ struct SearchSpec {
   std::string id;                   // short_hash(resolved_yaml)
 };
 
+// An entry of a suite's `expect:` list (harness.md, "Claims the suite checks itself"): a claim
+// about one (task entry, model entry)'s runs that `srbench report --check` evaluates.
+struct Expectation {
+  SourceLoc loc;                    // where the entry was written
+  std::string entry, model;         // task entry and model entry names
+  std::string metric;               // a metric of metric_fields(), or seq_acc / token_acc at (length, condition)
+  int64_t length = 0;               // seq_acc / token_acc only
+  std::string condition;            // seq_acc / token_acc: the row's ("id" when not given); shift_acc:
+                                    // that shift's mean seq_acc instead of the lowest over shifts
+  std::string agg = "mean";         // mean | median | max | min (pool.hpp)
+  std::vector<std::string> over;    // grid axes pooled with the seeds ("seed" itself allowed)
+  bool fitted_only = false;
+  std::string bound;                // at_least | at_most | between
+  double lo = 0, hi = 0;            // the claim: lo <= value (at_least), value <= hi (at_most), both (between)
+  std::string source;               // where the claim comes from
+};
+
 struct Suite {
   std::string name;
   std::string file;                 // where it was read from
@@ -134,6 +151,7 @@ struct Suite {
   std::vector<uint64_t> seeds;
   std::vector<SearchSpec> searches;
   std::vector<RunSpec> runs;
+  std::vector<Expectation> expectations;  // `expect:`; no part of any run's id
 };
 
 // 12 hex digits of a 64-bit FNV-1a hash: stable across runs and machines.

@@ -1,7 +1,6 @@
 #include "harness/report/aggregate.hpp"
 
-#include <sstream>
-
+#include "harness/core/grid.hpp"
 #include "harness/core/metric_fields.hpp"
 #include "harness/suite/stored.hpp"
 #include "tasks/task.hpp"
@@ -124,23 +123,11 @@ std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, 
   return groups;
 }
 
-namespace {
-
-// The "key=value" items of a grid string.
-std::vector<std::string> grid_items(const std::string& grid) {
-  std::vector<std::string> out;
-  std::istringstream in(grid);
-  for (std::string item; in >> item;) out.push_back(item);
-  return out;
-}
-
-}  // namespace
-
 std::vector<std::string> grid_axes(const std::vector<RunResult>& runs) {
   std::vector<std::string> axes;
   for (const auto& r : runs)
     for (const auto& item : grid_items(r.grid)) {
-      const std::string key = item.substr(0, item.find('='));
+      const std::string key = grid_key(item);
       if (std::find(axes.begin(), axes.end(), key) == axes.end()) axes.push_back(key);
     }
   return axes;
@@ -151,9 +138,7 @@ std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, c
   std::vector<std::vector<double>> values;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
   for (const auto& r : runs) {
-    std::string grid;  // the grid point without the `over` axis
-    for (const auto& item : grid_items(r.grid))
-      if (over.empty() || item.rfind(over + "=", 0) != 0) grid += (grid.empty() ? "" : " ") + item;
+    const std::string grid = over.empty() ? r.grid : grid_without(r.grid, {over});  // without the `over` axis
     const auto [it, fresh] = index.emplace(std::make_tuple(r.entry, r.model, grid), cells.size());
     if (fresh) {
       ChomskyCell c;

@@ -10,13 +10,6 @@ namespace srbench::harness {
 
 namespace {
 
-int decimals_of(const std::string& metric) {
-  if (metric == "steps_to_target") return 0;
-  if (metric == "final_train_loss") return 4;
-  if (metric == "gen_length") return 1;
-  return 3;
-}
-
 std::string group_title(const GroupReport& g) {
   std::string t = g.entry == g.task ? g.task : g.task + "/" + g.entry;
   t += " · model " + g.model + " (" + g.arch + ")";
@@ -126,7 +119,7 @@ std::string summary_text(const std::vector<GroupReport>& groups, const std::stri
        << "; reached target " << target_text(g) << "; fitted " << fitted_text(g) << "\n";
     for (const auto& m : g.metrics)
       os << "  " << pad_right(m.name, 18) << pad_left("n=" + std::to_string(m.stats.n), 5) << "  "
-         << stats_text(m.stats, decimals_of(m.name)) << "\n";
+         << stats_text(m.stats, metric_decimals(m.name)) << "\n";
   }
   bool any_seen = false;
   for (const auto& g : groups)
@@ -157,7 +150,7 @@ std::string summary_markdown(const std::vector<GroupReport>& groups, const std::
   for (const auto& g : groups) {
     std::vector<std::string> row = {g.task, g.entry, g.model, g.arch, g.grid, std::to_string(g.runs), std::to_string(g.ok),
                                     std::to_string(g.diverged), std::to_string(g.failed), target_text(g), fitted_text(g)};
-    for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, decimals_of(m.name), " ± "));
+    for (const auto& m : g.metrics) row.push_back(stats_text(m.stats, metric_decimals(m.name), " ± "));
     t.rows.push_back(std::move(row));
   }
   os << render_markdown(t);
@@ -302,6 +295,13 @@ std::string mean_max_text(const SeedStats* s) {
 }
 
 }  // namespace
+
+int metric_decimals(const std::string& metric) {
+  if (metric == "steps_to_target") return 0;
+  if (metric == "final_train_loss") return 4;
+  if (metric == "gen_length") return 1;
+  return 3;
+}
 
 std::string format_report(const std::vector<GroupReport>& groups, ReportFormat format, const std::string& title) {
   switch (format) {

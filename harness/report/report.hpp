@@ -49,6 +49,9 @@ std::string format_chomsky_report(const std::vector<ChomskyCell>& cells, ReportF
 std::string format_compare_report(const std::vector<PairedDiff>& diffs, const std::string& a, const std::string& b,
                                   ReportFormat format, const std::string& title = "");
 
+// The decimals the report prints a metric with (steps_to_target 0, final_train_loss 4, else 3).
+int metric_decimals(const std::string& metric);
+
 // The csv form's metric name of an evaluation cell: "seq_acc[length=16,condition=id]".
 std::string eval_metric_name(const std::string& quantity, int64_t length, const std::string& condition);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/suggest.hpp"
+#include "harness/suite/expect.hpp"
 #include "harness/suite/fields.hpp"
 #include "harness/suite/layers.hpp"
 #include "harness/suite/searches.hpp"
@@ -21,7 +22,7 @@ using namespace suite;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name", "seeds", "defaults", "tasks", "models", "grid", "searches"};
+const std::vector<std::string> kTopKeys = {"name", "seeds", "defaults", "tasks", "models", "grid", "searches", "expect"};
 const std::vector<std::string> kDefaultsKeys = {"model", "train", "eval"};
 const std::vector<std::string> kTaskKeys = {"task", "name", "params", "train", "eval", "model"};
 const std::vector<std::string> kModelEntryKeys = {"name", "model", "train"};
@@ -359,6 +360,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
       }
     }
   }
+  if (const YAML::Node list = root["expect"]) suite.expectations = read_expectations(R, list, suite);
   return suite;
 }
 

@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""A suite's expect: list and `srbench report --check / --agg / --over` (harness.md, "Claims the
+suite checks itself" and "Aggregation across seeds"), against numpy over the suite file itself.
+
+results_fixture writes the run files of its 12-run suite (parity; models a and b; grid train.lr;
+seeds 0-2; one run missing, one failed, one diverged) with made-up results; this script adds
+expect: lists to that suite, merges, and checks:
+  - the run ids do not change when an expect: list is added (fixture ids and sweep --dry-run);
+  - entries that hold: --check exits 0, and every row's value, mean and k/n equal numpy's;
+  - an entry that fails: exit 1, that row FAILS, the others hold;
+  - malformed entries: a ConfigError (exit 2) naming file:line, at sweep --dry-run and at --check;
+  - report --agg max --over seed,train.lr --format csv: every value equals numpy's.
+
+  /usr/bin/python3 test_expect.py --srbench build/harness/srbench --fixture build/tests/results_fixture
+
+Exit 0 when everything holds; 1 with a list of failures otherwise (it never skips).
+"""
+import argparse
+import io
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import pandas as pd
+from checks import check, finish
+
+BASE, BASE_LINES = "", 0  # the fixture's suite text (results_fixture --suite) and its line count
+AGG = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def text(v):
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def same(a, b):
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def write(path, content):
+    with open(path, "w") as f:
+        f.write(content)
+    return path
+
+
+def make_suite_file(a, tmp, name, suite_yaml, stored_yaml=None):
+    """The fixture's run files for suite_yaml (storing stored_yaml if given), merged; (path, ids)."""
+    d = os.path.join(tmp, name)
+    suite = write(os.path.join(tmp, name + ".yaml"), suite_yaml)
+    cmd = [a.fixture, d, suite] + ([write(os.path.join(tmp, name + ".stored.yaml"), stored_yaml)] if stored_yaml else [])
+    fx = run(cmd)
+    check(fx.returncode == 0, f"results_fixture {name}: exit {fx.returncode}: {fx.stderr}")
+    ids = [l.split()[2] for l in fx.stdout.splitlines() if l.startswith("run ")]
+    path = os.path.join(tmp, name + ".h5")
+    m = run([a.srbench, "merge", os.path.join(d, "mini"), "--out", path])
+    check(m.returncode == 0, f"merge {name}: exit {m.returncode}: {m.stderr}")
+    return path, ids
+
+
+class Runs:
+    """Every run of a suite file as numpy sees it: summary metrics, and eval rows by (length, condition)."""
+
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            self.df = pd.DataFrame(f["summary"][:])
+            for c in ("run_id", "entry", "model", "grid", "status"):
+                self.df[c] = [text(v) for v in self.df[c]]
+            self.evals = {}
+            for rid in self.df["run_id"]:
+                ev = f["runs"][rid]["eval"]
+                conds = [text(c) for c in ev["conditions"][:]]
+                self.evals[rid] = {(int(L), conds[C]): (float(s), float(t)) for L, C, s, t in
+                                   zip(ev["length"][:], ev["condition"][:], ev["seq_acc"][:], ev["token_acc"][:])}
+
+    def cell(self, model, lr=None):
+        d = self.df[(self.df["entry"] == "parity") & (self.df["model"] == model)]
+        return d if lr is None else d[d["grid"] == f"train.lr={lr}"]
+
+    def values(self, runs, metric, length=None, condition=None, fitted_only=False):
+        out = []
+        for _, r in runs.iterrows():
+            if fitted_only and r["fitted"] != 1:
+                continue
+            rows = self.evals[r["run_id"]]
+            if metric in ("seq_acc", "token_acc"):
+                v = rows.get((length, condition or "id"), (math.nan, math.nan))[metric == "token_acc"]
+            elif metric == "shift_acc" and condition:  # that shift's rows' mean seq_acc
+                accs = [acc for (L, c), (acc, _) in rows.items() if c == condition]
+                v = float(np.mean(accs)) if accs else math.nan
+            else:
+                v = float(r[metric])
+                if metric in ("steps_to_target", "fitted") and v < 0:
+                    v = math.nan
+            if not math.isnan(v):
+                out.append(v)
+        return np.array(out)
+
+
+def entry(model, metric, bound, agg="mean", over=None, length=None, condition=None, fitted_only=False):
+    e = f"  - {{entry: parity, model: {model}, metric: {metric}, agg: {agg}, {bound}"
+    if over:
+        e += f", over: [{', '.join(over)}]"
+    if length is not None:
+        e += f", length: {length}"
+    if condition:
+        e += f', condition: "{condition}"'
+    if fitted_only:
+        e += ", fitted_only: true"
+    return e + ', source: "test"}\n'
+
+
+def bound_for(agg, values):
+    """A bound the aggregate of `values` (one list per grid point) meets: tight, on the measured side."""
+    v = [float(AGG[agg](x)) for x in values]
+    if agg == "mean":
+        return f"between: [{min(v) - 1e-9!r}, {max(v) + 1e-9!r}]"
+    return f"at_least: {min(v)!r}" if agg in ("max", "min") else f"at_most: {max(v)!r}"
+
+
+def holding_entries(R):
+    """(yaml entries, the rows --check must print: metric, value, mean, k, n, grid, result), all holding."""
+    specs = [  # model, metric, agg, over, length, condition
+        ("a", "id_acc", "mean", ["seed", "train.lr"], None, None),
+        ("b", "shift_acc", "max", ["train.lr"], None, None),
+        ("a", "seq_acc", "median", ["train.lr"], 16, None),
+        ("b", "token_acc", "min", None, 4, "p1=0.9"),  # no over: one row per learning rate
+        ("b", "steps_to_target", "min", ["train.lr"], None, None),
+        ("a", "shift_acc", "mean", ["train.lr"], None, "p1=0.9"),
+    ]
+    yaml, rows = "", []
+    for model, metric, agg, over, length, cond in specs:
+        cells = [(R.cell(model), "")] if over else [(R.cell(model, lr), f"train.lr={lr}") for lr in ("0.001", "0.01")]
+        values = [R.values(runs, metric, length, cond) for runs, _ in cells]
+        if any(len(v) == 0 for v in values):
+            check(False, f"the fixture has no {metric} values for model {model}")
+            continue
+        yaml += entry(model, metric, bound_for(agg, values), agg, over, length, cond)
+        for (runs, grid), v in zip(cells, values):
+            rows.append((metric, float(AGG[agg](v)), float(np.mean(v)), len(v), len(runs), grid, "holds"))
+    return yaml, rows
+
+
+def fitted_only_entry(R):
+    """An at_least -1 claim over the fitted runs only: holds when one fitted, fails (no value) otherwise."""
+    runs = R.cell("a")
+    v = R.values(runs, "id_acc", fitted_only=True)
+    row = ("id_acc", float(np.max(v)) if len(v) else math.nan, float(np.mean(v)) if len(v) else math.nan, len(v),
+           len(runs), "", "holds" if len(v) else "FAILS")
+    return entry("a", "id_acc", "at_least: -1", "max", ["train.lr"], fitted_only=True), row
+
+
+def check_rows(out, rows):
+    df = pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=["nan", ""])
+    check(list(df.columns) == ["claim", "file_line", "grid", "value", "mean", "ci_lo", "ci_hi", "k", "n", "source",
+                               "result"], f"--check csv columns {list(df.columns)}")
+    check(len(df) == len(rows), f"--check rows {len(df)} != {len(rows)}")
+    for i, ((metric, value, mean, k, n, grid, want), (_, got)) in enumerate(zip(rows, df.iterrows())):
+        check(metric in got["claim"], f"row {i}: claim {got['claim']} names {metric}")
+        check(("" if pd.isna(got["grid"]) else text(got["grid"])) == grid, f"row {i}: grid '{got['grid']}' != '{grid}'")
+        check(same(got["value"], value), f"row {i} {metric}: value {got['value']} != numpy {value}")
+        check(same(got["mean"], mean), f"row {i} {metric}: mean {got['mean']} != numpy {mean}")
+        check((got["k"], got["n"]) == (k, n), f"row {i} {metric}: k/n {got['k']}/{got['n']} != {k}/{n}")
+        check(got["result"] == want, f"row {i} {metric}: {got['result']}, expected {want}")
+        check("(stored suite):" in text(got["file_line"]), f"row {i}: file_line {got['file_line']}")
+
+
+def dry_run_ids(a, path):
+    r = run([a.srbench, "sweep", path, "--dry-run"])
+    check(r.returncode == 0, f"sweep --dry-run {path}: exit {r.returncode}: {r.stderr}")
+    return [l.split()[1] for l in r.stdout.splitlines()[1:] if l.strip() and l.split()[0].isdigit()]
+
+
+MALFORMED = [  # (entry, what the message must name)
+    ('{entry: parity, model: a, metric: id_acc, at_lest: 0.5, source: "x"}', "did you mean 'at_least'"),
+    ('{entry: parity, model: c, metric: id_acc, at_least: 0.5, source: "x"}', "no model entry 'c'"),
+    ('{entry: parit, model: a, metric: id_acc, at_least: 0.5, source: "x"}', "did you mean 'parity'"),
+    ('{entry: parity, model: a, metric: id_accc, at_least: 0.5, source: "x"}', "no metric 'id_accc'"),
+    ('{entry: parity, model: a, metric: seq_acc, length: 32, at_least: 0.5, source: "x"}', "length 32"),
+    ('{entry: parity, model: a, metric: seq_acc, length: 4, condition: "p1=0.5", at_least: 0.5, source: "x"}',
+     "no condition of entry parity 'p1=0.5'"),
+    ('{entry: parity, model: a, metric: id_acc, over: [model.layers], at_least: 0.5, source: "x"}',
+     "no grid axis 'model.layers'"),
+    ('{entry: parity, model: a, metric: id_acc, at_least: 0.5, at_most: 0.9, source: "x"}', "exactly one of"),
+    ('{entry: parity, model: a, metric: id_acc, at_least: 0.5}', "missing key 'source'"),
+    ('{entry: parity, model: a, metric: id_acc, agg: best, at_least: 0.5, source: "x"}', "no aggregation 'best'"),
+    ('{entry: parity, model: a, metric: id_acc, between: [0.9, 0.1], source: "x"}', "is above high"),
+    ('{entry: parity, model: a, metric: id_acc, length: 4, at_least: 0.5, source: "x"}', "length goes with"),
+    ('{entry: parity, model: a, metric: id_acc, condition: "p1=0.9", at_least: 0.5, source: "x"}',
+     "condition goes with"),
+    ('{entry: parity, model: a, metric: shift_acc, condition: id, at_least: 0.5, source: "x"}',
+     "no condition of entry parity 'id'"),
+    ('{entry: parity, model: a, metric: seq_acc, at_least: 0.5, source: "x"}', "needs a length"),
+    ('[parity, a]', "expected a map"),
+]
+
+
+def check_malformed(a, tmp, good_yaml):
+    line = BASE_LINES + 3  # "expect:" on BASE_LINES + 1, one good entry, then the malformed one
+    for i, (e, needle) in enumerate(MALFORMED):
+        y = write(os.path.join(tmp, f"bad{i}.yaml"), good_yaml + "  - " + e + "\n")
+        r = run([a.srbench, "sweep", y, "--dry-run"])
+        check(r.returncode == 2, f"malformed {e}: sweep --dry-run exit {r.returncode} (expected 2): {r.stderr}")
+        check(f"bad{i}.yaml:{line}" in r.stderr and needle in r.stderr,
+              f"malformed {e}: message names bad{i}.yaml:{line} and '{needle}': {r.stderr}")
+    # --check on a suite file whose stored suite text has a malformed entry: exit 2, located
+    path, _ = make_suite_file(a, tmp, "stored-bad", BASE, good_yaml + "  - " + MALFORMED[1][0] + "\n")
+    r = run([a.srbench, "report", path, "--check"])
+    check(r.returncode == 2, f"--check on a malformed stored entry: exit {r.returncode} (expected 2): {r.stderr}")
+    check(f"(stored suite):{line}" in r.stderr and "no model entry 'c'" in r.stderr,
+          f"--check's error names the stored suite's line {line}: {r.stderr}")
+
+
+def check_agg_over(a, R, path):
+    r = run([a.srbench, "report", path, "--agg", "max", "--over", "seed,train.lr", "--format", "csv"])
+    if not check(r.returncode == 0, f"report --agg max --over: exit {r.returncode}: {r.stderr}"):
+        return
+    df = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
+    check(set(df["agg"]) == {"max"} and set(df["over"]) == {"seed,train.lr"}, "csv labels agg and over")
+    check(sorted(set(df["model"])) == ["a", "b"] and set(df["grid"].fillna("")) == {""}, "one cell per model")
+    compared = 0
+    for _, row in df.iterrows():
+        v = R.values(R.cell(row["model"]), row["metric"])
+        compared += 1
+        check(same(row["value"], np.max(v) if len(v) else math.nan), f"--agg max {row['model']} {row['metric']}")
+        check((row["k"], row["n"]) == (len(v), len(R.cell(row["model"]))), f"k/n {row['model']} {row['metric']}")
+    check(compared >= 14, f"compared only {compared} --agg values")
+    t = run([a.srbench, "report", path, "--agg", "median", "--over", "train.lr"])
+    check(t.returncode == 0 and "median over seeds × train.lr" in t.stdout and "k/n" in t.stdout,
+          f"the table labels the aggregation: {t.stdout[:400]}")
+    bad = run([a.srbench, "report", path, "--agg", "best"])
+    check(bad.returncode == 2 and "--agg must be mean, median, max or min" in bad.stderr, f"--agg best: {bad.stderr}")
+    bad = run([a.srbench, "report", path, "--over", "model.layers"])
+    check(bad.returncode == 2 and "not a grid axis" in bad.stderr, f"--over model.layers: {bad.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--srbench", required=True)
+    ap.add_argument("--fixture", required=True)
+    a = ap.parse_args()
+    global BASE, BASE_LINES
+    BASE = run([a.fixture, "--suite"]).stdout  # the fixture's suite; expect: lists are appended to it
+    BASE_LINES = BASE.count("\n")
+    check(BASE.startswith("name: mini\n"), f"results_fixture --suite prints the suite: {BASE[:80]}")
+    with tempfile.TemporaryDirectory(prefix="srbench-expect-") as tmp:
+        base_path, base_ids = make_suite_file(a, tmp, "base", BASE)
+        R = Runs(base_path)
+        holding, rows = holding_entries(R)
+        good_yaml = BASE + "expect:\n" + holding.splitlines(keepends=True)[0]
+
+        path, ids = make_suite_file(a, tmp, "holds", BASE + "expect:\n" + holding)
+        check(ids == base_ids and len(ids) == 12, "an expect: list leaves the fixture's run ids unchanged")
+        check(dry_run_ids(a, os.path.join(tmp, "base.yaml")) == dry_run_ids(a, os.path.join(tmp, "holds.yaml")) ==
+              base_ids, "sweep --dry-run lists the same run ids with and without expect:")
+        r = run([a.srbench, "report", path, "--check", "--format", "csv"])
+        check(r.returncode == 0, f"--check, all hold: exit {r.returncode}: {r.stdout} {r.stderr}")
+        check_rows(r.stdout, rows)
+        t = run([a.srbench, "report", path, "--check"])
+        check(t.returncode == 0 and f"{len(rows)} of {len(rows)} hold" in t.stdout, f"table form: {t.stdout}")
+
+        failing = entry("a", "id_acc", f"at_least: {rows[0][1] + 0.01!r}", "mean", ["seed", "train.lr"])
+        fitted_yaml, fitted_row = fitted_only_entry(R)
+        path, _ = make_suite_file(a, tmp, "fails", BASE + "expect:\n" + holding + failing + fitted_yaml)
+        r = run([a.srbench, "report", path, "--check", "--format", "csv"])
+        check(r.returncode == 1, f"--check, one fails: exit {r.returncode}: {r.stderr}")
+        check_rows(r.stdout, rows + [rows[0][:6] + ("FAILS",), fitted_row])
+
+        check_malformed(a, tmp, good_yaml)
+        check_agg_over(a, R, base_path)
+        r = run([a.srbench, "report", base_path, "--check"])
+        check(r.returncode == 0 and "no expect: entries" in r.stdout, f"--check without expect: {r.stdout}")
+    return finish("expect: entries and report --check / --agg / --over against numpy")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
