@@ -32,7 +32,7 @@ std::string format_pooled_report(const std::vector<PoolCell>& cells, const std::
                 : Table{{"entry", "model", "arch", "grid", "metric", label, "mean [95% CI]", "k/n"}, {}};
   for (const auto& c : cells)
     for (const auto& m : metrics) {
-      const PooledValue v = pooled_value(c, {m}, agg, fitted_only);
+      const PooledValue v = pooled_value(c, Quantity{m, 0, ""}, agg, fitted_only);
       const int d = metric_decimals(m);
       if (format == ReportFormat::csv)
         t.rows.push_back({c.task, c.entry, c.model, c.arch, c.grid, m, agg, over_text, fitted_only ? "1" : "0",
