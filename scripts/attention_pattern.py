@@ -20,6 +20,8 @@ that has diagnostics:
 With --at-init the same statistics of the same runs' heads as initialised (`diag_init/`, measured
 before the first step on the same batch): at initialisation a head's attention is close to uniform
 (small q.k), so a uniform head after training is a finding only beside this baseline.
+The figure's title says which runs it draws and how many of them fitted, from the option used
+(fitted only, or --all, where the runs that did not fit are dashed); each panel its own counts.
 
   /usr/bin/python3 scripts/attention_pattern.py results/shortcuts-32.h5 --tasks parity modcount flipflop \
       [--models alibi-2 alibi-4] [--at-init] [--format markdown|csv] [--figure docs/figures/shortcuts-32/attention_pattern.png]
@@ -57,6 +59,7 @@ def read_groups(path, tasks, models, use_all, diag="diag"):
             if use_all or fitted == 1:
                 groups[key]["runs"].append({
                     "seed": int(a["seed"]),
+                    "fitted": fitted == 1,
                     "entropy": ent,
                     "attn_max": np.asarray(g[diag + "/attn_max"], dtype=float),
                 })
@@ -103,10 +106,25 @@ def print_table(rows, fmt, out=sys.stdout):
                   f"{cell(s['max_H'])} | {cell(s['min_H'])} | {cell(s['sparse_attn_max'])} |\n")
 
 
-def plot(rows, path, title):
+def selection(rows, use_all, at_init, entry=None):
+    """Which runs a figure (or one panel, of `entry`) draws, with their counts: "fitted runs only
+    (k of n runs)" or "all n runs (k fitted)"."""
+    groups = [g for (e, _, _), g, _ in rows if entry is None or e == entry]
+    n, k = sum(g["all"] for g in groups), sum(g["fitted"] for g in groups)
+    if entry is not None:
+        return f"{entry}: {k} of {n} fitted"
+    which = f"all {n} runs ({k} fitted; dashed: did not fit)" if use_all else f"the fitted runs only ({k} of {n} runs)"
+    when = ", as initialised (before the first step)" if at_init else ""
+    return f"per-head attention entropy of {which}{when}; one line per run"
+
+
+def plot(rows, path, use_all, at_init):
+    """The figure: a panel per task entry, a line per run (heads sorted by entropy), a colour and
+    marker per model; the title says which runs are drawn, and how many (selection)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     entries = []
     for (entry, _, _), _, _ in rows:
@@ -123,27 +141,25 @@ def plot(rows, path, title):
             if e != entry or not g["runs"]:
                 continue
             mi = models.index((model, grid))
-            label = model + (f" {grid}" if grid else "")
-            for j, r in enumerate(g["runs"]):
+            for r in g["runs"]:
                 h = np.sort(r["entropy"].ravel())
                 x = np.linspace(0, 1, h.size) if h.size > 1 else np.array([0.5])
                 ax.plot(x, h, marker=markers[mi % len(markers)], ms=3, lw=0.7, color=f"C{mi}",
-                        label=label if j == 0 else None)
-        ax.set_title(entry, fontsize=9)
+                        ls="-" if r["fitted"] else "--")
+        ax.set_title(selection(rows, use_all, at_init, entry), fontsize=9)
         ax.set_xlabel("heads, sorted by entropy (rank / count)", fontsize=7)
         ax.set_ylim(-0.02, 1.02)
         ax.axhline(1.0, color="0.5", ls=":", lw=0.8)
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel("attn_entropy (1 = uniform, 0 = one key)", fontsize=7)
-    handles, labels = [], []
-    for ax in axes[0]:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            if l not in labels:
-                handles.append(h)
-                labels.append(l)
+    drawn = [(model, grid) for (model, grid) in models
+             if any(g["runs"] for (_, m, gr), g, _ in rows if (m, gr) == (model, grid))]
+    handles = [Line2D([], [], marker=markers[models.index(k) % len(markers)], ms=3, lw=0.7,
+                      color=f"C{models.index(k)}") for k in drawn]
+    labels = [model + (f" {grid}" if grid else "") for model, grid in drawn]
     if handles:
         axes[0][-1].legend(handles, labels, fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    fig.suptitle(title, fontsize=8)
+    fig.suptitle(selection(rows, use_all, at_init), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
@@ -168,9 +184,7 @@ def main(argv=None):
     rows = [(k, g, summarise(g["runs"])) for k, g in groups]
     print_table(rows, args.format)
     if args.figure:
-        which = "every run" if args.all else "fitted runs"
-        when = ", as initialised (before the first step)" if args.at_init else ""
-        plot(rows, args.figure, f"per-head attention entropy of {which}{when} (one line per run)")
+        plot(rows, args.figure, args.all, args.at_init)
         print(f"wrote {args.figure}", file=sys.stderr)
 
 

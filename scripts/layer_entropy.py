@@ -11,12 +11,17 @@ interval over seeds (the report's bootstrap, srbench.analysis.bootstrap) at init
 value_entropy_lime (LIMe's reference measure: Rényi-½ of standardised vectors), or the
 hidden_entropy twins. `--compare A B` prints instead the paired difference A − B over the seeds
 both model entries have at the same task entry and grid point, at init and trained.
+`--figure PNG` also draws `diag/<quantity>` at every layer (trained; `--at-init`: diag_init/),
+the mean over seeds with the same bootstrap interval as a band, a panel per task entry, a colour
+per model entry and a line style and marker per grid point (scripts/plot_results.py draws it).
 
-  /usr/bin/python3 scripts/layer_entropy.py results/lime-depth.h5 --quantity value_entropy_lime
+  /usr/bin/python3 scripts/layer_entropy.py results/lime-depth.h5 --quantity value_entropy_lime \
+      [--figure docs/figures/lime-depth/value_entropy_lime.png]
   /usr/bin/python3 scripts/layer_entropy.py results/lime-depth.h5 --compare lime baseline
 """
 import argparse
 import math
+import sys
 
 import numpy as np
 
@@ -54,7 +59,19 @@ def cell(values):
     return f"{np.mean(v):.3f}" + ("" if math.isnan(lo) else f" [{lo:.3f}, {hi:.3f}]")
 
 
-def main():
+def draw(path, quantity, diag, tasks, models, figure):
+    """The per-layer figure of diag/<quantity> (scripts/plot_results.py's layer profile)."""
+    import plot_results  # beside this script
+
+    with open_suite(path) as f:
+        data = plot_results.layer_profiles(f.runs(tasks, models), quantity, diag)
+    if not data:
+        fail(f"{path}: no run matching --tasks/--models has {diag}/{quantity}")
+    plot_results.plot_layer_profiles(data, quantity, figure, [], diag)
+    print(f"wrote {figure}", file=sys.stderr)
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("file")
     p.add_argument("--quantity", default="value_entropy", choices=QUANTITIES)
@@ -62,11 +79,16 @@ def main():
     p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="paired difference A - B over seeds")
     p.add_argument("--tasks", nargs="*", default=[])
     p.add_argument("--models", nargs="*", default=[])
-    args = p.parse_args()
+    p.add_argument("--figure", help="also draw diag/<quantity> at every layer here (png)")
+    p.add_argument("--at-init", action="store_true", help="the figure of diag_init/, the model as initialised")
+    args = p.parse_args(argv)
     data = read(args.file, args.quantity, args.layer, args.tasks,
                 list(args.compare) if args.compare else args.models)
     if not data:
         fail(f"{args.file}: no run matches --tasks/--models")
+    if args.figure:
+        draw(args.file, args.quantity, "diag_init" if args.at_init else "diag", args.tasks,
+             list(args.compare) if args.compare else args.models, args.figure)
     which = f"{args.quantity} at layer {args.layer}"
     if args.compare:
         a, b = args.compare
@@ -95,6 +117,4 @@ def main():
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

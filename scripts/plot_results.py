@@ -6,11 +6,14 @@
 Writes PNGs (each kind skipped, with a printed note, when the file has nothing for it):
   acc_vs_length_<entry>.png   seq_acc and token_acc of condition id vs evaluation length, one line
                               per (model, grid) variant: mean over seeds, band min..max over seeds;
-                              a dashed line at the longest training length, a dotted chance line
-                              (a uniform guess's token accuracy) on the token_acc panel
+                              the variants' markers side by side at each length (equal values stay
+                              visible); a dashed line at the longest training length, inside the
+                              axes; a dotted chance line (a uniform guess's token accuracy) on the
+                              token_acc panel
   position_acc_<entry>.png    accuracy at each position (eval/position_acc) of the id rows at the
                               longest training length and beyond, one panel per variant, one line
-                              per length
+                              per length (a colour each, the same in every panel), the training
+                              length and a chance line in every panel, one legend for the figure
   curves_<entry>.png          val_acc and train_loss vs step (mean over seeds, band min..max)
   token_error.png             1 - token_acc (ffl: error rate at the reads) per condition and length,
                               one dot per seed, per group
@@ -20,14 +23,17 @@ Writes PNGs (each kind skipped, with a printed note, when the file has nothing f
   splines_<source>.png        learned splines (/runs/<id>/splines, /splines/<search>) against
                               their reference: GeLU (mlp), exp (spline-score) or elu+1 (spline-kernel)
   routers_<group>.png         LIMe router weights per layer (/runs/<id>/routers/layer<l>), mean over seeds
-  value_entropy.png           diag/value_entropy per layer, mean over seeds: one panel per entry,
-                              one line (colour and style) per variant
+  value_entropy.png           diag/value_entropy per layer (ours: Shannon, L2-normalised), and
+  value_entropy_lime.png      diag/value_entropy_lime (LIMe's measure): mean over seeds with the
+                              report's 95% bootstrap interval as a band; one panel per entry, one
+                              line per variant (a colour per model entry, a line style and marker
+                              per grid point)
   attn_entropy.png            diag/attn_entropy [layers, heads] per group, mean over seeds
 
 Every legend sits outside the data, and each variant of a figure has its own colour, line style
 and marker.
 Each kind is a data function (accuracy_by_length, position_accuracy, training_curves, shortcut_gaps, gen_lengths,
-transfer_matrix, splines, routers, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
+transfer_matrix, splines, routers, layer_profiles, diag_means, token_errors) and a plot_* function that draws exactly that data; render_all
 returns the data by kind, so a test can compare what is drawn with the file.
 Needs h5py, numpy, matplotlib and yaml (Debian's /usr/bin/python3) and `import srbench`
 (scripts/install-python.sh, or PYTHONPATH=build/python): the file is read by srbench.analysis.
@@ -40,7 +46,7 @@ import sys
 
 import h5py
 import matplotlib
-from srbench.analysis import open_suite, run_config, text
+from srbench.analysis import bootstrap, open_suite, run_config, text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -54,10 +60,28 @@ plt.rcParams["axes.prop_cycle"] = cycler(color=plt.get_cmap("tab20").colors)
 
 
 def style(i):
-    """The i-th variant's look: 10 colours x 4 line styles x 6 markers, distinct for 120 variants."""
+    """The i-th variant's look: colour, line style and marker all change from one variant to the
+    next (10 colours, 4 line styles, 6 markers), so no two of the first 60 variants look alike and
+    two neighbours differ in all three."""
     colours = plt.get_cmap("tab10").colors
-    return {"color": colours[i % 10], "linestyle": ("-", "--", ":", "-.")[(i // 10) % 4],
-            "marker": ("o", "s", "^", "D", "v", "P")[i % 6]}
+    return {"color": colours[i % 10], "linestyle": LINESTYLES[i % 4], "marker": MARKERS[i % 6]}
+
+
+LINESTYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def variant_styles(keys):
+    """{(entry, model, grid): look} for the variants drawn in one axes. A model entry crossed with
+    grid points (lime at layers 4, 8, 16) reads as such: a colour per model entry, a line style
+    and marker per grid point; otherwise (one grid point, or too many for that) style(i) in order."""
+    models = list(dict.fromkeys(k[1] for k in keys))
+    grids = list(dict.fromkeys(k[2] for k in keys))
+    if len(grids) < 2 or len(models) > 10 or len(grids) > 4:
+        return {k: style(i) for i, k in enumerate(keys)}
+    colours = plt.get_cmap("tab10").colors
+    return {k: {"color": colours[models.index(k[1])], "linestyle": LINESTYLES[grids.index(k[2])],
+                "marker": MARKERS[grids.index(k[2])]} for k in keys}
 
 
 def legend_outside(ax, **kw):
@@ -162,11 +186,16 @@ def accuracy_by_length(f, runs):
         lengths = sorted(set().union(*per_seed))
         mean, lo, hi = seed_band([[s.get(l, np.nan) for l in lengths] for s in per_seed])
         token = seed_band([[s.get(l, np.nan) for l in lengths] for s in per_seed_token])
-        with np.errstate(all="ignore"):
-            c = float(np.nanmean(chance)) if np.isfinite(chance).any() else float("nan")
         out[key] = {"lengths": np.array(lengths), "mean": mean, "min": lo, "max": hi, "token": token,
-                    "train_max": max(train_max) if train_max else None, "chance": c}
+                    "train_max": max(train_max) if train_max else None, "chance": mean_chance(chance)}
     return out
+
+
+def mean_chance(values):
+    """The mean of the runs' `chance` attributes (a uniform guess's token accuracy), NaN when no run
+    has one."""
+    v = np.asarray(values, dtype=float)
+    return float(np.mean(v[np.isfinite(v)])) if np.isfinite(v).any() else float("nan")
 
 
 def mark_training_length(ax, train_max):
@@ -174,22 +203,50 @@ def mark_training_length(ax, train_max):
         ax.axvline(train_max, color="0.3", ls="--", lw=1, label=f"longest training length ({train_max})")
 
 
+def dodge_factors(lengths, count):
+    """Multipliers of x, one a variant, that set `count` variants' markers side by side on a log
+    axis (centred on the true length, spread over 0.35 of the narrowest gap between two lengths, in
+    log2), so that variants at equal values stay visible."""
+    logs = np.log2(np.asarray(sorted(set(lengths)), dtype=float))
+    gap = float(np.min(np.diff(logs))) if logs.size > 1 else 1.0
+    step = 0.35 * gap / max(count - 1, 1)
+    return [2.0 ** (step * (i - (count - 1) / 2)) for i in range(count)]
+
+
+def log_limits(xs, pad=0.12):
+    """x limits of a log2 axis holding every x with a margin of `pad` of the span (at least 0.15 in
+    log2) on either side, so a marker at the first or last length is inside the axes."""
+    logs = np.log2(np.asarray(xs, dtype=float))
+    margin = max(pad * float(logs.max() - logs.min()), 0.15)
+    return 2.0 ** (logs.min() - margin), 2.0 ** (logs.max() + margin)
+
+
 def plot_accuracy_vs_length(data, out_dir, written):
     entries = list(dict.fromkeys(k[0] for k in data))
     for entry in entries:
         keys = [k for k in data if k[0] == entry]
+        looks = variant_styles(keys)
+        dodge = dodge_factors(np.concatenate([data[k]["lengths"] for k in keys]), len(keys))
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
+        xs = []
         for i, key in enumerate(keys):
             d = data[key]
+            x = d["lengths"] * dodge[i]
+            xs.extend(x)
             for ax, (mean, lo, hi) in zip(axes, ((d["mean"], d["min"], d["max"]), d["token"])):
-                st = style(i)
-                ax.plot(d["lengths"], mean, ms=4, label=variant_label(key[1], key[2]), **st)
-                ax.fill_between(d["lengths"], lo, hi, color=st["color"], alpha=0.15)
+                st = looks[key]
+                ax.plot(x, mean, ms=5, mfc="none", label=variant_label(key[1], key[2]), **st)
+                ax.fill_between(x, lo, hi, color=st["color"], alpha=0.15)
         train_max = max((data[k]["train_max"] for k in keys if data[k]["train_max"] is not None), default=None)
         chances = [data[k]["chance"] for k in keys if np.isfinite(data[k]["chance"])]
         for ax, what in zip(axes, ("seq_acc", "token_acc")):
             mark_training_length(ax, train_max)
             ax.set_xscale("log", base=2)
+            ax.set_xlim(*log_limits(xs + ([train_max] if train_max is not None else [])))
+            lengths = sorted(set().union(*[data[k]["lengths"].tolist() for k in keys]))
+            ax.set_xticks(lengths)
+            ax.set_xticklabels([str(int(l)) for l in lengths])
+            ax.minorticks_off()
             ax.set_xlabel("evaluation length n")
             ax.set_ylabel(f"{what} (condition id)")
             ax.set_ylim(-0.03, 1.03)
@@ -200,20 +257,22 @@ def plot_accuracy_vs_length(data, out_dir, written):
         axes[0].set_title("sequence accuracy", fontsize=9)
         axes[1].set_title("token accuracy at scored positions", fontsize=9)
         legend_outside(axes[1])
-        fig.suptitle(f"{entry}: accuracy vs length (mean, band min..max over seeds)", fontsize=9)
+        fig.suptitle(f"{entry}: accuracy vs length (mean, band min..max over seeds; markers set side by side "
+                     "at each length, so that equal values stay visible)", fontsize=9)
         save(fig, os.path.join(out_dir, f"acc_vs_length_{safe_name(entry)}.png"), written)
 
 
 # ---- accuracy per position ------------------------------------------------------------------------
 
 def position_accuracy(f, runs):
-    """{(entry, model, grid): {"train_max", "lengths": {length: (positions, mean over seeds)}}}:
-    eval/position_acc of the condition-id rows at the longest training length and beyond (where an
-    in-distribution fit stops, and where length generalisation breaks); groups without such rows
-    or without eval/position_acc are left out."""
+    """{(entry, model, grid): {"train_max", "chance", "lengths": {length: (positions, mean over
+    seeds)}}}: eval/position_acc of the condition-id rows at the longest training length and beyond
+    (where an in-distribution fit stops, and where length generalisation breaks); chance: the mean
+    of the runs' `chance` attributes, a uniform guess's token accuracy (NaN when absent). Groups
+    without such rows or without eval/position_acc are left out."""
     out = {}
     for key, rs in groups_of(runs).items():
-        per_length, train_max = {}, None
+        per_length, train_max, chance = {}, None, []
         for r in rs:
             g = f["runs"][r["run_id"]]
             if "eval" not in g or "position_acc" not in g["eval"]:
@@ -222,6 +281,7 @@ def position_accuracy(f, runs):
             if t is None:
                 continue
             train_max = t if train_max is None else max(train_max, t)
+            chance.append(float(g.attrs.get("chance", np.nan)))
             conds = [text(c) for c in g["eval/conditions"][:]]
             if "id" not in conds:
                 continue
@@ -238,31 +298,47 @@ def position_accuracy(f, runs):
             mean = seed_band(padded)[0]
             scored = np.flatnonzero(np.isfinite(mean))
             lengths[l] = (scored, mean[scored])
-        out[key] = {"train_max": train_max, "lengths": lengths}
+        out[key] = {"train_max": train_max, "lengths": lengths, "chance": mean_chance(chance)}
     return out
 
 
 def plot_position_accuracy(data, out_dir, written):
     for entry in dict.fromkeys(k[0] for k in data):
         keys = [k for k in data if k[0] == entry]
+        # one colour a length across the panels, so that one legend serves the figure; the legend
+        # has a column of its own, right of the panels
+        all_lengths = sorted(set().union(*[data[k]["lengths"] for k in keys]))
         rows, cols = grid_shape(len(keys), 3)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 1.6, 3.2 * rows), squeeze=False,
-                                 constrained_layout=True)
-        for ax, key in zip(axes.flat, keys):
+        fig, axes = plt.subplots(rows, cols + 1, figsize=(4.6 * cols + 1.6, 3.2 * rows), squeeze=False,
+                                 gridspec_kw={"width_ratios": [1] * cols + [0.35]}, constrained_layout=True)
+        panels = axes[:, :cols].flat
+        chances = set()
+        for ax, key in zip(panels, keys):
             d = data[key]
-            for i, (l, (pos, acc)) in enumerate(d["lengths"].items()):
-                st = style(i)
-                ax.plot(pos, acc, lw=1, ms=2, label=f"length {l}", **{**st, "marker": None})
+            for l, (pos, acc) in d["lengths"].items():
+                colour = style(all_lengths.index(l))["color"]
+                ax.plot(pos, acc, lw=1, color=colour, label=f"length {l}")
             mark_training_length(ax, d["train_max"])
+            if np.isfinite(d["chance"]):
+                ax.axhline(d["chance"], color="0.3", ls=":", lw=1.2, label="chance (uniform guess)")
+                chances.add(f"{d['chance']:.3g}")
             ax.set_ylim(-0.03, 1.03)
             ax.set_xlabel("position in the sequence", fontsize=7)
             ax.set_ylabel("accuracy (mean over seeds)", fontsize=7)
             ax.set_title(variant_label(key[1], key[2]), fontsize=7)
             ax.tick_params(labelsize=6)
             ax.grid(alpha=0.3)
-            legend_outside(ax, fontsize=5)
-        for ax in list(axes.flat)[len(keys):]:
+        for ax in list(axes[:, :cols].flat)[len(keys):] + list(axes[:, cols]):
             ax.axis("off")
+        handles = {}
+        for ax in axes[:, :cols].flat:
+            for h, label in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(label, h)
+        order = [f"length {l}" for l in all_lengths] + [k for k in handles if not k.startswith("length ")]
+        chance_label = (f"chance (uniform guess, {next(iter(chances))})" if len(chances) == 1
+                        else "chance (uniform guess; each panel's own)")
+        shown = [chance_label if label == "chance (uniform guess)" else label for label in order]
+        axes[0, cols].legend([handles[k] for k in order], shown, fontsize=7, loc="upper left", borderaxespad=0)
         fig.suptitle(f"{entry}: accuracy at each scored position, the longest training length and beyond (condition id)",
                      fontsize=9)
         save(fig, os.path.join(out_dir, f"position_acc_{safe_name(entry)}.png"), written)
@@ -577,26 +653,64 @@ def diag_means(f, runs, quantity):
     return out
 
 
-def plot_value_entropy(data, out_dir, written):
+ENTROPY_MEANING = {  # what each per-layer entropy of diag/ is (docs/harness.md "Diagnostics")
+    "value_entropy": "Shannon entropy of the L2-normalised values (nats)",
+    "value_entropy_lime": "LIMe's measure: Renyi-1/2 entropy of the standardised values (nats)",
+    "hidden_entropy": "Shannon entropy of the L2-normalised block outputs (nats)",
+    "hidden_entropy_lime": "LIMe's measure: Renyi-1/2 entropy of the standardised block outputs (nats)",
+}
+
+
+def layer_profiles(groups, quantity, diag="diag"):
+    """{(entry, model, grid): {"mean", "lo", "hi": [layers], "n": seeds}} of (run group, key) pairs
+    (SuiteFile.runs()): <diag>/<quantity> per layer, the mean over the seeds that have it and the
+    report's 95% bootstrap interval over them (srbench.analysis.bootstrap; NaN for fewer than 2
+    seeds). Groups whose runs disagree on the number of layers are left out."""
+    per_key = {}
+    for g, key in groups:
+        if diag in g and quantity in g[diag] and g[diag][quantity].size > 0:
+            per_key.setdefault(key, []).append(np.asarray(g[diag][quantity][:], dtype=float).reshape(-1))
+    out = {}
+    for key, vals in per_key.items():
+        if any(v.shape != vals[0].shape for v in vals):
+            continue
+        v = np.array(vals)
+        lo, hi = np.transpose([bootstrap(v[:, layer]) for layer in range(v.shape[1])])
+        out[key] = {"mean": v.mean(axis=0), "lo": lo, "hi": hi, "n": len(vals)}
+    return out
+
+
+def plot_layer_profiles(data, quantity, path, written, diag="diag"):
+    """One panel per entry, a line per variant (colour per model entry, line style and marker per
+    grid point), the mean over seeds with the 95% bootstrap interval as a band; one legend."""
     entries = list(dict.fromkeys(k[0] for k in data))
     rows, cols = grid_shape(len(entries), 3)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols + 1.0, 3.4 * rows + 0.4), squeeze=False,
-                             constrained_layout=True)
-    for ax, entry in zip(axes.flat, entries):
-        for i, key in enumerate(k for k in data if k[0] == entry):
-            v = data[key]
-            ax.plot(np.arange(v.size), v, ms=3, label=variant_label(key[1], key[2]), **style(i))
+    fig, axes = plt.subplots(rows, cols + 1, figsize=(5.2 * cols + 2.0, 3.4 * rows + 0.5), squeeze=False,
+                             gridspec_kw={"width_ratios": [1] * cols + [0.42]}, constrained_layout=True)
+    looks = variant_styles(list(data))
+    handles = {}
+    for ax, entry in zip(axes[:, :cols].flat, entries):
+        for key in (k for k in data if k[0] == entry):
+            d, st = data[key], looks[key]
+            x = np.arange(d["mean"].size)
+            line, = ax.plot(x, d["mean"], ms=4, label=variant_label(key[1], key[2]), **st)
+            ax.fill_between(x, d["lo"], d["hi"], color=st["color"], alpha=0.12, lw=0)
+            handles.setdefault(line.get_label(), line)
         ax.set_xlabel("layer", fontsize=7)
-        ax.set_ylabel("value entropy (nats)", fontsize=7)
+        ax.set_ylabel(f"{diag}/{quantity}", fontsize=7)
         ax.set_title(entry, fontsize=8)
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.tick_params(labelsize=6)
         ax.grid(alpha=0.3)
-        legend_outside(ax, fontsize=5)
-    for ax in list(axes.flat)[len(entries):]:
+    for ax in list(axes[:, :cols].flat)[len(entries):] + list(axes[:, cols]):
         ax.axis("off")
-    fig.suptitle("value entropy per layer (mean over seeds); falling with depth = collapse", fontsize=9)
-    save(fig, os.path.join(out_dir, "value_entropy.png"), written)
+    axes[0, cols].legend(list(handles.values()), list(handles), fontsize=6, loc="upper left", borderaxespad=0)
+    seeds = sorted({d["n"] for d in data.values()})
+    n = str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    when = "trained" if diag == "diag" else "as initialised"
+    fig.suptitle(f"{diag}/{quantity} per layer, {when}\n{ENTROPY_MEANING.get(quantity, quantity)}\n"
+                 f"mean over {n} seeds, band: 95% bootstrap interval over seeds", fontsize=9)
+    save(fig, path, written)
 
 
 def plot_attn_entropy(data, out_dir, written):
@@ -706,8 +820,12 @@ def render_all(path, out_dir):
             ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
             ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),
             ("routers", routers(f, runs), plot_routers, "no LIMe routers; skipping router weights"),
-            ("value_entropy", diag_means(f, runs, "value_entropy"), plot_value_entropy,
+            ("value_entropy", layer_profiles(suite.runs(), "value_entropy"),
+             lambda d, o, w: plot_layer_profiles(d, "value_entropy", os.path.join(o, "value_entropy.png"), w),
              "no diag/value_entropy; skipping value entropy"),
+            ("value_entropy_lime", layer_profiles(suite.runs(), "value_entropy_lime"),
+             lambda d, o, w: plot_layer_profiles(d, "value_entropy_lime", os.path.join(o, "value_entropy_lime.png"), w),
+             "no diag/value_entropy_lime; skipping LIMe's value entropy"),
             ("attn_entropy", diag_means(f, runs, "attn_entropy"), plot_attn_entropy,
              "no diag/attn_entropy; skipping attention entropy"),
         ]

@@ -21,9 +21,11 @@ import zlib
 from contextlib import redirect_stdout
 
 import h5py
+import matplotlib.colors
 import numpy as np
 from checks import check, finish
 from PIL import Image
+from test_analysis import reference_interval
 
 SUITE = """name: tiny
 seeds: [0, 1]
@@ -102,6 +104,94 @@ def summary_rows(f):
     return [{n: dec(r[n]) for n in t.dtype.names} for r in t]
 
 
+def variant_label(key):
+    return key[1] + (" " + key[2] if key[2] else "")
+
+
+def one_legend(fig, what):
+    n = sum(ax.get_legend() is not None for ax in fig.axes) + len(fig.legends)
+    check(n == 1, f"{what}: {n} legends, not one for the figure")
+
+
+def check_layer_figure(fig, quantity, label, mean, band):
+    """The per-layer figure of `quantity`: named on the axis and in the title, the line at the mean,
+    the band at the interval (lo, hi per layer), one legend."""
+    if not check(fig is not None, f"{quantity}.png drawn"):
+        return
+    check(f"diag/{quantity} per layer" in fig._suptitle.get_text(), f"{quantity}: title {fig._suptitle.get_text()!r}")
+    panel = [ax for ax in fig.axes if ax.get_title() == "parity"]
+    if not check(len(panel) == 1, f"{quantity}: one panel, parity"):
+        return
+    ax = panel[0]
+    check(ax.get_ylabel() == f"diag/{quantity}", f"{quantity}: y label {ax.get_ylabel()!r}")
+    one_legend(fig, quantity)
+    line = [ln for ln in ax.get_lines() if ln.get_label() == label]
+    if not check(len(line) == 1, f"{quantity}: one line {label!r}"):
+        return
+    close(line[0].get_ydata(), mean, f"{quantity} {label}: the line at the mean")
+    colour = matplotlib.colors.to_rgb(line[0].get_color())
+    fills = [c for c in ax.collections if len(c.get_paths()) and np.allclose(c.get_facecolor()[0][:3], colour)]
+    if not check(len(fills) == 1, f"{quantity} {label}: one band in the line's colour"):
+        return
+    v = fills[0].get_paths()[0].vertices
+    for layer, (lo, hi) in enumerate(np.transpose(band)):
+        ys = v[np.isclose(v[:, 0], layer), 1]
+        check(ys.size >= 2 and abs(ys.min() - lo) < 1e-12 and abs(ys.max() - hi) < 1e-12,
+              f"{quantity} {label} layer {layer}: band {ys} != [{lo}, {hi}]")
+
+
+def check_position_figure(fig, label, chance):
+    """position_acc: one legend for the figure, and in the variant's panel a horizontal line at the
+    runs' chance attribute (parity: a uniform guess of one of 2 bits, 0.5)."""
+    if not check(fig is not None, "position_acc_parity.png drawn"):
+        return
+    one_legend(fig, "position_acc_parity.png")
+    check(abs(chance - 0.5) < 1e-12, f"parity's chance attribute {chance} != 1/2")
+    panel = [ax for ax in fig.axes if ax.get_title() == label]
+    if not check(len(panel) == 1, f"position_acc: a panel {label!r}"):
+        return
+    flat = [ln for ln in panel[0].get_lines() if len(set(ln.get_ydata())) == 1 and len(set(ln.get_xdata())) == 2]
+    check(any(abs(ln.get_ydata()[0] - 0.5) < 1e-12 for ln in flat), f"position_acc {label}: no chance line at 0.5")
+
+
+def check_dodged_training_edge(mod, out):
+    """The flip-flop case of docs/results.md: four variants at 1.0 at every length and the training
+    length at the shortest evaluated one. Every variant's markers must be visible (distinct x at
+    each length, within 20% of the length; distinct line style and marker), and the training length
+    strictly inside the x limits, with a margin."""
+    os.makedirs(out, exist_ok=True)
+    L = np.array([32, 64, 128])
+    data = {}
+    for i, model in enumerate(["alibi-4", "lstm", "gru", "rnn", "learned-2"]):
+        v = np.ones(3) if i < 4 else np.array([0.96, 0.0, 0.0])
+        data[("flipflop", model, "")] = {"lengths": L, "mean": v, "min": v, "max": v, "token": (v, v, v),
+                                         "train_max": 32, "chance": 1 / 3}
+    figs, save = [], mod.save
+    mod.save = lambda fig, path, written: (figs.append(fig), save(fig, path, written))
+    mod.plot_accuracy_vs_length(data, out, [])
+    mod.save = save
+    if not check(len(figs) == 1, "one accuracy-vs-length figure"):
+        return
+    fig = figs[0]
+    one_legend(fig, "acc_vs_length")
+    for ax in fig.axes[:2]:
+        lo, hi = ax.get_xlim()
+        lines = [ln for ln in ax.get_lines() if ln.get_label() in ("alibi-4", "lstm", "gru", "rnn", "learned-2")]
+        drawn = [x for ln in lines for x in ln.get_xdata()] + [32]
+        check(lo < min(drawn) * 2 ** -0.14 and hi > max(drawn) * 2 ** 0.14,
+              f"x limits {lo, hi} hold every marker and the training length with a margin (more than "
+              f"matplotlib's default 5% of the span)")
+        marker = [ln for ln in ax.get_lines() if ln.get_label().startswith("longest training length")]
+        check(len(marker) == 1 and lo < marker[0].get_xdata()[0] == 32 < hi, "the training length inside the axes")
+        check(len(lines) == 5, f"5 variant lines, got {len(lines)}")
+        xs = np.array([ln.get_xdata() for ln in lines], dtype=float)  # [variants, lengths]
+        for j, length in enumerate(L):
+            check(len(set(np.round(xs[:, j], 9))) == 5, f"length {length}: markers at distinct x {xs[:, j]}")
+            check(np.all(np.abs(np.log2(xs[:, j] / length)) < np.log2(1.2)), f"length {length}: x {xs[:, j]} near it")
+        looks = {(ln.get_linestyle(), ln.get_marker()) for ln in lines}
+        check(len(looks) == 5, f"line style and marker distinct per variant: {looks}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--srbench", required=True)
@@ -120,8 +210,16 @@ def main():
         #    other kinds are skipped with a note.
         out1 = os.path.join(tmp, "fig1")
         buf = io.StringIO()
+        figs, save = {}, mod.save
+
+        def record(fig, path, written):  # the figures drawn, to read their artists after saving
+            figs[os.path.basename(path)] = fig
+            save(fig, path, written)
+
+        mod.save = record
         with redirect_stdout(buf):
             written, data = mod.render_all(real, out1)
+        mod.save = save
         notes = buf.getvalue()
         for kind in ("transfer matrix", "splines", "router weights"):
             check(f"skipping {kind}" in notes, f"note for skipped {kind} printed")
@@ -129,10 +227,10 @@ def main():
         check(names == sorted(os.listdir(out1)), f"written list {names} matches the folder")
         check(names == sorted(["acc_vs_length_parity.png", "position_acc_parity.png", "curves_parity.png",
                                "shortcut_gap.png", "gen_length.png", "token_error.png", "value_entropy.png",
-                               "attn_entropy.png"]),
+                               "value_entropy_lime.png", "attn_entropy.png"]),
               f"figures of the real file: {names}")
         fixed = {"acc_vs_length_parity.png": (1100, 420), "curves_parity.png": (1000, 380),
-                 "value_entropy.png": (620, 380)}
+                 "value_entropy.png": (720, 390)}
         for p, size in written:
             check(fixed.get(os.path.basename(p), size) == size, f"{p}: declared size {size}")
             check_png(p, size)
@@ -219,11 +317,20 @@ def main():
                 te = data["token_error"][key]
                 check(te["cells"] == ["id @ 2", "id @ 4", "id @ 8", "p1=0.9 @ 2", "p1=0.9 @ 4"], f"{model} error cells {te['cells']}")
                 close(te["errors"], errs, f"{model} plotted error rates")
-                ve = np.mean([f["runs"][rid]["diag/value_entropy"][:] for rid in ids], axis=0)
-                close(data["value_entropy"][key], ve, f"{model} value entropy")
+                for q in ("value_entropy", "value_entropy_lime"):
+                    per_seed = np.array([f["runs"][rid]["diag"][q][:] for rid in ids])
+                    ve = data[q][key]
+                    close(ve["mean"], per_seed.mean(axis=0), f"{model} {q} mean")
+                    want = np.transpose([reference_interval(sorted(per_seed[:, l])) for l in range(per_seed.shape[1])])
+                    close((ve["lo"], ve["hi"]), want, f"{model} {q}: the report's bootstrap interval per layer")
+                    check_layer_figure(figs.get(q + ".png"), q, variant_label(key), per_seed.mean(axis=0), want)
+                check_position_figure(figs.get("position_acc_parity.png"), variant_label(key),
+                                      np.mean([f["runs"][rid].attrs["chance"] for rid in ids]))
                 ae = np.mean([f["runs"][rid]["diag/attn_entropy"][:] for rid in ids], axis=0)
                 check(ae.shape == (2, 2), "attn_entropy [layers, heads]")
                 close(data["attn_entropy"][key], ae, f"{model} attention entropy")
+
+        check_dodged_training_edge(mod, os.path.join(tmp, "edge"))
 
         # 2. The layouts still to come, written here: splines per run and per search, routers,
         #    transfer matrix.

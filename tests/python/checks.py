@@ -30,3 +30,26 @@ def finish(ok_message):
         return 1
     print("ok: " + ok_message)
     return 0
+
+
+def saved_figures(run):
+    """The matplotlib figures saved while run() runs (its stdout and stderr swallowed), to read
+    what a script drew: titles, lines, bands, legends."""
+    import contextlib
+    import io
+
+    import matplotlib.figure
+
+    saved, savefig = [], matplotlib.figure.Figure.savefig
+
+    def record(fig, *args, **kw):
+        saved.append(fig)
+        return savefig(fig, *args, **kw)
+
+    matplotlib.figure.Figure.savefig = record
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            run()
+    finally:
+        matplotlib.figure.Figure.savefig = savefig
+    return saved

@@ -7,6 +7,7 @@ bootstrap interval, recomputed here from the arrays written.
 """
 import argparse
 import csv
+import importlib.util
 import io
 import os
 import subprocess
@@ -15,7 +16,7 @@ import tempfile
 
 import h5py
 import numpy as np
-from checks import check, finish
+from checks import check, finish, saved_figures
 
 
 def write_run(f, rid, entry, model, seed, fitted, ent, amax, ent0=None, amax0=None):
@@ -121,7 +122,39 @@ def main():
     out = subprocess.run(["/usr/bin/python3", a.script, path, "--figure", fig], capture_output=True, text=True)
     check(out.returncode == 0 and os.path.getsize(fig) > 1000 and open(fig, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
           "the figure is a PNG")
+    check_figure_titles(a.script, path, fig)
     sys.exit(finish("attention_pattern.py"))
+
+
+def drawn_figures(script, argv):
+    """The matplotlib figures the script saves when run (in this process) with argv."""
+    spec = importlib.util.spec_from_file_location("attention_pattern", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return saved_figures(lambda: mod.main(argv))
+
+
+def check_figure_titles(script, path, png):
+    """The title says which runs are drawn, from the option used, with the counts of the file
+    (transformer runs with heads: parity 4, 3 of them fitted; flipflop 1, fitted); with --all the
+    run that did not fit is dashed, and without it it is not drawn."""
+    for argv, title, lines in (([path, "--figure", png], "of the fitted runs only (4 of 5 runs)", (3, 0)),
+                               ([path, "--all", "--figure", png], "of all 5 runs (4 fitted", (3, 1))):
+        figs = drawn_figures(script, argv)
+        if not check(len(figs) == 1, f"{argv}: one figure saved (got {len(figs)})"):
+            continue
+        fig = figs[0]
+        sup = fig._suptitle.get_text() if fig._suptitle else ""
+        check(title in sup, f"{argv[1:]}: title {sup!r} does not say {title!r}")
+        check(("fitted runs only" in sup) != ("--all" in argv), f"{argv[1:]}: title {sup!r} names the other selection")
+        panels = {ax.get_title(): ax for ax in fig.axes}
+        check(set(panels) == {"parity: 3 of 4 fitted", "flipflop: 1 of 1 fitted"}, f"panel titles {sorted(panels)}")
+        parity = panels.get("parity: 3 of 4 fitted")
+        if parity is not None:
+            runs = [ln for ln in parity.get_lines() if len(ln.get_xdata()) == 4]  # a line per run, 4 heads
+            solid = sum(ln.get_linestyle() == "-" for ln in runs)
+            dashed = sum(ln.get_linestyle() == "--" for ln in runs)
+            check((solid, dashed) == lines, f"{argv[1:]}: parity lines solid/dashed {(solid, dashed)} != {lines}")
 
 
 if __name__ == "__main__":

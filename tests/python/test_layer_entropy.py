@@ -6,6 +6,7 @@ without diag_init shown as "-", and bad input exiting 2.
     PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_layer_entropy.py --script scripts/layer_entropy.py
 """
 import argparse
+import importlib.util
 import os
 import re
 import subprocess
@@ -13,17 +14,21 @@ import sys
 import tempfile
 
 import h5py
+import matplotlib.colors
 import numpy as np
-from checks import check, finish
+from checks import check, finish, saved_figures
+from test_analysis import reference_interval
 
 
 def make(path):
-    """Two model entries × 3 seeds on one entry, 3 layers; values known; one old run without diag_init."""
+    """Two model entries × 3 seeds on one entry and a third × 5 seeds (with 3 or fewer the report's
+    interval is the range of the values; with 5 it is narrower), 3 layers; values known; one old
+    run without diag_init."""
     rng = np.random.default_rng(1)
     vals = {}
     with h5py.File(path, "w") as f:
-        for model in ("a", "b"):
-            for seed in range(3):
+        for model, seeds in (("a", 3), ("b", 3), ("c", 5)):
+            for seed in range(seeds):
                 g = f.create_group(f"runs/{model}{seed}")
                 for k, v in {"entry": "t", "task": "t", "model": model, "grid": "model.layers=3"}.items():
                     g.attrs[k] = v
@@ -56,7 +61,7 @@ def main():
             r = run("--quantity", "value_entropy_lime", "--layer", str(layer))
             check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
             lines = {l.split("|")[2].strip(): l for l in r.stdout.splitlines()[2:]}
-            check(set(lines) == {"a", "b", "old"}, f"rows: {r.stdout}")
+            check(set(lines) == {"a", "b", "c", "old"}, f"rows: {r.stdout}")
             for model in ("a", "b"):
                 init = [vals[(model, s)][0][layer] for s in range(3)]
                 trained = [vals[(model, s)][1][layer] for s in range(3)]
@@ -85,7 +90,65 @@ def main():
             check(r.returncode == 2 and what in r.stderr, f"{args}: exit {r.returncode} {r.stderr!r}")
         r = subprocess.run([sys.executable, a.script, os.path.join(tmp, "none.h5")], capture_output=True, text=True)
         check(r.returncode == 2 and "no such file" in r.stderr, f"missing file: {r.stderr!r}")
+        check_figure(a.script, path, vals, os.path.join(tmp, "vel.png"))
     return finish("layer_entropy.py")
+
+
+def drawn_figures(script, argv):
+    """The matplotlib figures layer_entropy.py saves when run (in this process) with argv."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # its plot_results.py, as when run
+    spec = importlib.util.spec_from_file_location("layer_entropy", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return saved_figures(lambda: mod.main(argv))
+
+
+def check_figure(script, path, vals, png):
+    """--figure draws the asked quantity at every layer: a line per model entry at the mean over its
+    seeds, a band at the report's bootstrap interval over them (recomputed by test_analysis's
+    independent re-implementation), each named by the quantity; distinct looks; one legend."""
+    r = subprocess.run([sys.executable, script, path, "--quantity", "value_entropy_lime", "--figure", png],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", f"--figure: a PNG ({r.stderr!r})")
+    for diag, which in (("diag", 1), ("diag_init", 0)):
+        argv = [path, "--quantity", "value_entropy_lime", "--figure", png] + (["--at-init"] if diag == "diag_init" else [])
+        figs = drawn_figures(script, argv)
+        if not check(len(figs) == 1, f"{diag}: one figure (got {len(figs)})"):
+            continue
+        fig = figs[0]
+        sup = fig._suptitle.get_text()
+        seeds = "mean over 1-5 seeds" if diag == "diag" else "mean over 3-5 seeds"  # old: 1 seed, no diag_init
+        check(f"{diag}/value_entropy_lime" in sup and "95% bootstrap interval" in sup and seeds in sup,
+              f"{diag}: title {sup!r} names the quantity, the interval and the seeds ({seeds!r})")
+        panels = [ax for ax in fig.axes if ax.get_title() == "t"]
+        if not check(len(panels) == 1, f"{diag}: one panel, entry t"):
+            continue
+        ax = panels[0]
+        check(ax.get_ylabel() == f"{diag}/value_entropy_lime", f"{diag}: y label {ax.get_ylabel()!r}")
+        check(sum(a.get_legend() is not None for a in fig.axes) + len(fig.legends) == 1, f"{diag}: one legend")
+        lines = {ln.get_label(): ln for ln in ax.get_lines()}
+        want = {"a layers=3", "b layers=3", "c layers=3"} | ({"old layers=3"} if diag == "diag" else set())
+        check(set(lines) == want, f"{diag}: lines {sorted(lines)} != {sorted(want)} (old has no diag_init)")
+        looks = [(ln.get_color(), ln.get_linestyle(), ln.get_marker()) for ln in lines.values()]
+        check(len({lk[0] for lk in looks}) == len(looks) and len({lk[1:] for lk in looks}) == len(looks),
+              f"{diag}: colours and line style + marker differ between variants: {looks}")
+        bands = [c for c in ax.collections if len(c.get_paths())]
+        for model, seeds in (("a", 3), ("b", 3), ("c", 5)):
+            ln = lines.get(f"{model} layers=3")
+            if ln is None:
+                continue
+            per_seed = np.array([vals[(model, s)][which] for s in range(seeds)])  # [seeds, layers]
+            close = np.allclose(ln.get_ydata(), per_seed.mean(axis=0), atol=1e-12)
+            check(close and list(ln.get_xdata()) == [0, 1, 2], f"{diag} {model}: line {ln.get_ydata()} != mean")
+            band = [c for c in bands if np.allclose(c.get_facecolor()[0][:3], matplotlib.colors.to_rgb(ln.get_color()))]
+            if not check(len(band) == 1, f"{diag} {model}: one band in the line's colour"):
+                continue
+            v = band[0].get_paths()[0].vertices
+            for layer in range(3):
+                lo, hi = reference_interval(sorted(per_seed[:, layer]))
+                ys = v[np.isclose(v[:, 0], layer), 1]
+                check(ys.size >= 2 and abs(ys.min() - lo) < 1e-12 and abs(ys.max() - hi) < 1e-12,
+                      f"{diag} {model} layer {layer}: band {ys} != bootstrap [{lo}, {hi}]")
 
 
 if __name__ == "__main__":
