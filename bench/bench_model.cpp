@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "common/float_mode.hpp"
 #include "model/model.hpp"
 #include "model/optim.hpp"
 #include "model/sgemm.hpp"
@@ -250,6 +251,7 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  srbench::flush_denormals();  // as the CLI computes (common/float_mode.hpp)
   std::vector<int> threads = {1};
   std::string configs = "S,M";
   int steps = 30;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/eigen_views.hpp"
+#include "model/parallel.hpp"
 
 namespace srbench::model {
 
@@ -49,14 +50,13 @@ void mix_columns(S* out, const A& a, const S* b, int64_t N, int hs, bool add) {
   const int64_t chunks = (N + kChunkRows - 1) / kChunkRows;
   using Strided = Eigen::Map<MatR<S>, 0, Eigen::OuterStride<>>;
   using StridedC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
-#pragma omp parallel for schedule(static) if (N >= kMinParallelRows)
-  for (int64_t c = 0; c < chunks; ++c) {
+  parallel_for(chunks, N >= kMinParallelRows, [&](int64_t c) {
     const int64_t c0 = c * kChunkRows * hs, w = std::min<int64_t>(kChunkRows * hs, cols - c0);
     Strided o(out + c0, rows_out, w, Eigen::OuterStride<>(cols));
     const StridedC x(b + c0, rows_in, w, Eigen::OuterStride<>(cols));
     if (add) o.noalias() += a * x;
     else o.noalias() = a * x;
-  }
+  });
 }
 
 }  // namespace

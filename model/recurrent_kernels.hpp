@@ -72,8 +72,10 @@ template <typename F>
 inline void for_example_ranges(int B, bool parallel, F&& f) {
   const int chunks = (B + kExampleChunk - 1) / kExampleChunk;
   if (!parallel || chunks < 2 || omp_get_max_threads() < 2 || omp_in_parallel()) return f(0, B);
+  const unsigned mode = float_mode();
 #pragma omp parallel
   {
+    const FloatModeOf caller_mode(mode);
     const int nt = omp_get_num_threads(), id = omp_get_thread_num();
     const int c0 = chunks * id / nt, c1 = chunks * (id + 1) / nt;
     if (c0 < c1) f(c0 * kExampleChunk, std::min(B, c1 * kExampleChunk));

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/float_mode.hpp"
 #include "common/suggest.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/specs.hpp"
@@ -73,6 +74,7 @@ void print_usage(std::ostream& os) {
 
 int main(int argc, char** argv) {
   using namespace srbench::harness;
+  srbench::flush_denormals();  // the mode every srbench number is computed in (common/float_mode.hpp)
   if (argc < 2) {
     print_usage(std::cerr);
     return 2;

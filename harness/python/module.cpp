@@ -29,6 +29,7 @@
 #include "harness/suite/suite.hpp"
 #include "harness/sweep/splines.hpp"
 #include "model/error.hpp"
+#include "common/float_mode.hpp"
 #include "common/version.hpp"
 #include "tasks/tape.hpp"
 #include "tasks/task.hpp"
@@ -380,6 +381,7 @@ std::vector<PyBatch> trainer_batches(const PySuite& s, const std::string& run_id
   harness::RunResult r;
   {
     py::gil_scoped_release release;
+    const srbench::DenormalsFlushed flushed;  // the CLI's floating-point mode (common/float_mode.hpp)
     r = harness::run_training(spec, nullptr, [&](int64_t step, const Batch& b) {
       if (step < max_batches) seen.push_back(b);
     });
@@ -591,6 +593,12 @@ std::vector<std::string> summary_column_names() {
 }  // namespace
 
 PYBIND11_MODULE(_srbench, m) {
+  // OpenMP's threads start in the floating-point mode of the thread that creates them: made now, in
+  // the interpreter's mode, they do not carry the mode of a DenormalsFlushed call into the
+  // caller's own OpenMP code (torch shares libgomp's team) afterwards.
+#pragma omp parallel
+  { }
+
   m.doc() = "srbench's generators, evaluation protocol and results files (the C++ part; see docs/python.md)";
   // Bad input from Python is a ValueError carrying the command line's message; a results file
   // that does not read an OSError.
