@@ -71,15 +71,13 @@ class SuiteTables:
             raise Unanswerable(f"no docs/data/{suite}.csv")
 
     def cells(self, x, over):
-        """The summary's (grid without `over`) → [rows' common part] of the entry's entry and model."""
+        """The entry's cells: grid without the `over` axes → the summary's id_acc rows pooled in it
+        (one per grid point; each carries the point's grid and its runs and fitted counts)."""
         out = {}
         for r in self.summary:
             if r["entry"] == x["entry"] and r["model"] == x["model"] and r["metric"] == "id_acc":
                 out.setdefault(grid_without(r["grid"], over), []).append(r)
         return out
-
-    def all_fitted(self, grid_rows):
-        return all(int(r["fitted"]) == int(r["runs"]) for r in grid_rows)
 
 
 def stats_row(table, x, grid, key_col, key):
@@ -138,8 +136,6 @@ def cell_stats(tables, x, grid_row):
     if use_fitted and not has_fitted_table(tables, x):
         return all_runs_bound(tables, x, grid_row)
     if metric == "token_acc":
-        if use_fitted:
-            raise Unanswerable("token_acc of fitted runs: -errors.csv is over all runs")
         rows = [e for e in tables.errors or [] if e["entry"] == x["entry"] and e["model"] == x["model"]
                 and e["grid"] == grid and e["condition"] == x.get("condition", "id") and e["length"] == str(x["length"])]
         if len(rows) != 1:
