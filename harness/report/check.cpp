@@ -59,7 +59,10 @@ std::string format_check(const std::vector<CheckRow>& rows, ReportFormat format,
   for (const auto& r : rows) {
     const Expectation& x = *r.expect;
     const int d = metric_decimals(x.metric);
-    const std::string result = r.holds ? "holds" : "FAILS";
+    // No value entered (no run, none fitted under fitted_only, the metric undefined): the claim
+    // could not be tested, which is not holding — it counts as failing for the exit code.
+    const bool untestable = r.value.k == 0;
+    const std::string result = r.holds ? "holds" : untestable ? "FAILS: untestable (k = 0)" : "FAILS";
     failing += !r.holds;
     if (csv)
       t.rows.push_back({claim_text(x), x.loc.file + ":" + std::to_string(x.loc.line), r.grid, exact(r.value.value),

@@ -155,8 +155,22 @@ def fitted_only_entry(R):
     runs = R.cell("a")
     v = R.values(runs, "id_acc", fitted_only=True)
     row = ("id_acc", float(np.max(v)) if len(v) else math.nan, float(np.mean(v)) if len(v) else math.nan, len(v),
-           len(runs), "", "holds" if len(v) else "FAILS")
+           len(runs), "", "holds" if len(v) else "FAILS: untestable (k = 0)")
     return entry("a", "id_acc", "at_least: -1", "max", ["train.lr"], fitted_only=True), row
+
+
+def untestable_entry(R):
+    """A claim no value enters (k = 0): a model none of whose runs fitted, under fitted_only, or a
+    metric none of its runs defines (steps_to_target never reached). It cannot hold whatever its
+    bound, and says it was untestable."""
+    for model in sorted(set(R.df[R.df["entry"] == "parity"]["model"])):
+        runs = R.cell(model)
+        for metric, fitted_only in (("id_acc", True), ("steps_to_target", False)):
+            if len(R.values(runs, metric, fitted_only=fitted_only)) == 0:
+                row = (metric, math.nan, math.nan, 0, len(runs), "", "FAILS: untestable (k = 0)")
+                return entry(model, metric, "at_least: -1", "max", ["train.lr"], fitted_only=fitted_only), row
+    check(False, "the fixture has a model whose runs give no value for a claim (none fitted, or no steps_to_target)")
+    return "", None
 
 
 def check_rows(out, rows):
@@ -270,10 +284,12 @@ def main():
 
         failing = entry("a", "id_acc", f"at_least: {rows[0][1] + 0.01!r}", "mean", ["seed", "train.lr"])
         fitted_yaml, fitted_row = fitted_only_entry(R)
-        path, _ = make_suite_file(a, tmp, "fails", BASE + "expect:\n" + holding + failing + fitted_yaml)
+        untestable_yaml, untestable_row = untestable_entry(R)
+        path, _ = make_suite_file(a, tmp, "fails", BASE + "expect:\n" + holding + failing + fitted_yaml + untestable_yaml)
         r = run([a.srbench, "report", path, "--check", "--format", "csv"])
         check(r.returncode == 1, f"--check, one fails: exit {r.returncode}: {r.stderr}")
-        check_rows(r.stdout, rows + [rows[0][:6] + ("FAILS",), fitted_row])
+        if r.returncode == 1:
+            check_rows(r.stdout, rows + [rows[0][:6] + ("FAILS",), fitted_row] + ([untestable_row] if untestable_row else []))
 
         check_malformed(a, tmp, good_yaml)
         check_agg_over(a, R, base_path)
