@@ -2,6 +2,7 @@
 
 #include "harness/core/grid.hpp"
 #include "harness/core/metric_fields.hpp"
+#include "harness/report/pool.hpp"
 #include "harness/suite/stored.hpp"
 #include "tasks/task.hpp"
 
@@ -135,25 +136,19 @@ std::vector<std::string> grid_axes(const std::vector<RunResult>& runs) {
 
 std::vector<ChomskyCell> aggregate_chomsky(const std::vector<RunResult>& runs, const std::string& over) {
   std::vector<ChomskyCell> cells;
-  std::vector<std::vector<double>> values;
-  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
-  for (const auto& r : runs) {
-    const std::string grid = over.empty() ? r.grid : grid_without(r.grid, {over});  // without the `over` axis
-    const auto [it, fresh] = index.emplace(std::make_tuple(r.entry, r.model, grid), cells.size());
-    if (fresh) {
-      ChomskyCell c;
-      c.task = r.task, c.entry = r.entry, c.model = r.model, c.grid = grid, c.chance = r.chance;
-      c.arch = run_arch(r);
-      if (const tasks::TaskInfo* info = tasks::find_task(r.task)) c.level = info->level;
-      cells.push_back(std::move(c));
-      values.emplace_back();
+  for (const PoolCell& p : pool_runs(runs, over.empty() ? std::vector<std::string>{} : std::vector<std::string>{over})) {
+    ChomskyCell c;
+    c.task = p.task, c.entry = p.entry, c.model = p.model, c.grid = p.grid, c.arch = p.arch;
+    if (const tasks::TaskInfo* info = tasks::find_task(p.task)) c.level = info->level;
+    std::vector<double> values;
+    for (const RunResult* r : p.runs) {
+      ++c.runs;
+      if (std::isnan(c.chance)) c.chance = r->chance;  // the first run that has one
+      values.push_back(r->metrics.ood_token_acc);
     }
-    ChomskyCell& c = cells[it->second];
-    ++c.runs;
-    if (std::isnan(c.chance)) c.chance = r.chance;
-    values[it->second].push_back(r.metrics.ood_token_acc);
+    c.ood_token_acc = seed_stats(values);
+    cells.push_back(std::move(c));
   }
-  for (size_t i = 0; i < cells.size(); ++i) cells[i].ood_token_acc = seed_stats(values[i]);
   return cells;
 }
 
