@@ -274,6 +274,7 @@ int cmd_report(const Args& args) {
   } catch (const ResultsError& e) {
     throw UsageError(e.what());
   }
+  if (check) return report_check(suite, file, *format);
   if (at_init)
     for (auto& r : suite.runs) r.diag = std::move(r.diag_init);
   const auto groups = aggregate_runs(suite.runs, fitted);
@@ -281,8 +282,6 @@ int cmd_report(const Args& args) {
   const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
                             std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
                             " · created " + suite.created + " · srbench " + suite.srbench_version;
-  const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
-  if (check) return report_check(suite, file, *format);
   if (pooled) {
     const std::vector<std::string> axes = split_over(over);
     for (const auto& a : axes)
@@ -307,6 +306,7 @@ int cmd_report(const Args& args) {
                                        compare[1], *format, title);
     return 0;
   }
+  const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
   if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
   else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title, at_init);
   else if (lengths) std::cout << format_length_report(groups, *format, title);
