@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""scripts/runs_csv.py on a swept suite (an ALiBi transformer and an lstm on flip-flop, 3 seeds, two
+lengths and a shift): every per-run value equals the suite file's, read independently with h5py
+(summary columns, eval rows, the horizon recomputed by a loop over position_acc, the attention
+summary over diag/attn_entropy); --stats over the csv equals `srbench report --format csv` (and
+--fitted equals `report --fitted`) bit for bit, and position_horizon.py's and attention_pattern.py's
+intervals; bad input exits 2 naming it.
+
+    PYTHONPATH=build/python:tests/python:tests/parity /usr/bin/python3 tests/python/test_runs_csv.py \\
+        --srbench build/harness/srbench --script scripts/runs_csv.py
+"""
+import argparse
+import csv
+import io
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+from checks import check, finish
+from parity_report import sweep_run_files
+
+SUITE = """name: rc
+seeds: [0, 1, 2]
+defaults:
+  model: {layers: 1, d_model: 16, heads: 2, max_len: 40, position: alibi}
+  train: {steps: 600, batch: 32, lr: 3e-3, warmup: 20, eval_every: 100, length: [1, 8]}
+  eval: {lengths: [8, 16], examples: 32, val_examples: 16}
+tasks:
+  - task: flipflop
+    params: {start_token: true}
+    eval: {shifts: [{p_write: 0.1}]}
+models:
+  - name: alibi
+  - name: lstm
+    model: {arch: lstm, d_model: 32}
+"""
+SCRIPTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def same(a, b):
+    a, b = float(a), float(b)
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def by_key(rows, *cols):
+    return {tuple(r[c] for c in cols): r for r in rows}
+
+
+def check_values(path, rows):
+    """Every row against the suite file read here with h5py, and every run's rows present."""
+    want = {}
+    with h5py.File(path, "r") as f:
+        table = f["summary"][:]
+        names = [n for n in table.dtype.names if table.dtype[n].kind in "biuf" and n != "seed"]
+        for rec in table:
+            rid = rec["run_id"].decode() if isinstance(rec["run_id"], bytes) else str(rec["run_id"])
+            for n in names:
+                want[(rid, n, "", "")] = float(rec[n])
+            g = f["runs"][rid]
+            e = g["eval"]
+            conds = [c.decode() if isinstance(c, bytes) else str(c) for c in e["conditions"][:]]
+            for r in range(len(e["length"])):
+                c, L = conds[e["condition"][r]], str(int(e["length"][r]))
+                for q in ("seq_acc", "token_acc", "loss", "seen_frac"):
+                    want[(rid, q, c, L)] = float(e[q][r])
+                acc = [float(x) for x in e["position_acc"][r] if not math.isnan(float(x))]
+                h = 0
+                while h < len(acc) and acc[h] >= 0.9:
+                    h += 1
+                want[(rid, "horizon", c, L)] = float(h)
+            for diag in ("diag", "diag_init"):
+                if diag in g and "attn_entropy" in g[diag] and g[diag]["attn_entropy"].size:
+                    ent = g[diag]["attn_entropy"][...].astype(float)
+                    flat = [(ent[i, j], i, j) for i in range(ent.shape[0]) for j in range(ent.shape[1])]
+                    lo = min(flat)
+                    want[(rid, "mean_H", diag, "")] = float(np.mean(ent))
+                    want[(rid, "max_H", diag, "")] = float(max(flat)[0])
+                    want[(rid, "min_H", diag, "")] = float(lo[0])
+                    want[(rid, "sparse_attn_max", diag, "")] = float(g[diag]["attn_max"][lo[1], lo[2]])
+    got = {(r["run_id"], r["quantity"], r["condition"], r["length"]): r["value"] for r in rows}
+    missing = [k for k in want if k not in got]
+    check(not missing, f"{len(missing)} per-run values missing, e.g. {missing[:3]}")
+    wrong = [(k, got[k], v) for k, v in want.items() if k in got and not same(got[k], v)]
+    check(not wrong, f"{len(wrong)} per-run values differ from the suite file's, e.g. {wrong[:3]}")
+    check(len(want) >= 18 * 6, f"only {len(want)} values compared")
+    runs = {r["run_id"] for r in rows}
+    check(len(runs) == 6, f"6 runs in the csv: {len(runs)}")
+    check(any(r["quantity"] == "mean_H" for r in rows) and not any(r["quantity"].startswith("diag/") for r in rows),
+          "without --diag: the attention summary and no diagnostics elements")
+
+
+def stats(script, csv_path, *args):
+    p = run(["/usr/bin/python3", script, "--stats", csv_path] + list(args))
+    check(p.returncode == 0, f"--stats {args}: exit {p.returncode}: {p.stderr}")
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+
+def check_report(srbench, script, path, csv_path, fitted):
+    rep = run([srbench, "report", path, "--format", "csv"] + (["--fitted"] if fitted else []))
+    check(rep.returncode == 0, f"report: {rep.stderr}")
+    report = by_key(csv.DictReader(io.StringIO(rep.stdout)), "entry", "model", "metric")
+    ours = stats(script, csv_path, "--quantity", "id_acc", "ood_length_acc", "shift_acc", "steps_to_target",
+                 *(["--fitted"] if fitted else []))
+    check(len(ours) >= 4 if not fitted else len(ours) >= 1, f"--stats rows: {len(ours)}")
+    compared = 0
+    for r in ours:
+        want = report.get((r["entry"], r["model"], r["quantity"]))
+        if not check(want is not None, f"no report row for {r['entry']} {r['model']} {r['quantity']}"):
+            continue
+        for k in ("n", "mean", "std", "min", "median", "max", "ci_lo", "ci_hi"):
+            check(same(r[k], want[k]), f"{'fitted ' if fitted else ''}{r['entry']} {r['model']} {r['quantity']} {k}: "
+                                       f"--stats {r[k]}, report {want[k]}")
+        compared += 1
+    return compared
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--srbench", required=True)
+    ap.add_argument("--script", required=True)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        sweep_run_files(a.srbench, SUITE, tmp)
+        path = os.path.join(tmp, "suite.h5")
+        p = run(["/usr/bin/python3", a.script, path])
+        if not check(p.returncode == 0, f"runs_csv exit {p.returncode}: {p.stderr}"):
+            return finish("")
+        csv_path = os.path.join(tmp, "runs.csv")
+        with open(csv_path, "w") as f:
+            f.write(p.stdout)
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+        check_values(path, rows)
+        n = check_report(a.srbench, a.script, path, csv_path, fitted=False)
+        check(n >= 6, f"only {n} report rows compared")
+        with h5py.File(path, "r") as f:
+            any_fitted = bool((f["summary"]["fitted"][:] == 1).any())
+        if check(any_fitted, "some run fitted (so --fitted is compared)"):
+            check_report(a.srbench, a.script, path, csv_path, fitted=True)
+        # the horizon against position_horizon.py's, attention against attention_pattern.py's
+        for L in ("8", "16"):
+            ph = run(["/usr/bin/python3", os.path.join(os.path.dirname(a.script), "position_horizon.py"), path,
+                      "--length", L, "--format", "csv"])
+            check(ph.returncode == 0, f"position_horizon: {ph.stderr}")
+            theirs = by_key(csv.DictReader(io.StringIO(ph.stdout)), "entry", "model")
+            ours = stats(a.script, csv_path, "--quantity", "horizon", "--condition", "id", "--length", L)
+            check(len(ours) == 2 and len(theirs) == 2, f"horizon at {L}: 2 groups each: {len(ours)}, {len(theirs)}")
+            for r in ours:
+                t = theirs.get((r["entry"], r["model"]), {})
+                for k in ("mean", "ci_lo", "ci_hi", "min", "max"):
+                    check(t and abs(float(r[k]) - float(t[k])) <= 1e-9 * max(1.0, abs(float(t[k])))
+                          or (t and math.isnan(float(r[k])) and math.isnan(float(t[k]))),
+                          f"horizon at {L}, {r['model']} {k}: {r[k]} against position_horizon's {t.get(k)}")
+        ap_ = run(["/usr/bin/python3", os.path.join(os.path.dirname(a.script), "attention_pattern.py"), path, "--all",
+                   "--format", "csv"])
+        check(ap_.returncode == 0, f"attention_pattern: {ap_.stderr}")
+        theirs = by_key(csv.DictReader(io.StringIO(ap_.stdout)), "entry", "model", "metric")
+        ours = stats(a.script, csv_path, "--quantity", "*_H", "sparse_attn_max", "--condition", "diag")
+        check(len(ours) == 4, f"attention: 4 quantities of the one transformer: {len(ours)}")
+        for r in ours:
+            t = theirs.get((r["entry"], r["model"], r["quantity"]), {})
+            for k in ("mean", "ci_lo", "ci_hi"):
+                check(t and abs(float(r[k]) - float(t[k])) <= 1e-5, f"attention {r['quantity']} {k}: {r[k]} against "
+                                                                   f"attention_pattern's {t.get(k)} (6 digits)")
+        # --diag: the elements too, each equal to the array's
+        p = run(["/usr/bin/python3", a.script, path, "--diag"])
+        el = [r for r in csv.DictReader(io.StringIO(p.stdout)) if r["quantity"].startswith("diag/attn_entropy[")]
+        with h5py.File(path, "r") as f:
+            ok = 0
+            for r in el:
+                i, j = map(int, r["quantity"][len("diag/attn_entropy["):-1].split(","))
+                ok += same(r["value"], f["runs"][r["run_id"]][r["condition"]]["attn_entropy"][i, j])
+        check(len(el) == 3 * 2 * 2 and ok == len(el), f"--diag: attn_entropy elements {ok} of {len(el)} equal (want 12)")
+        # bad input
+        bad = os.path.join(tmp, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("a,b\n1,2\n")
+        for cmd, needle in (([a.script, "--stats", bad], "not a runs_csv.py file"),
+                            ([a.script, "--stats", csv_path, "--quantity", "nosuch"], "no row matches --quantity nosuch"),
+                            ([a.script, os.path.join(tmp, "missing.h5")], "no such file")):
+            p = run(["/usr/bin/python3"] + cmd)
+            check(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr,
+                  f"{cmd[1:]}: exit 2 naming '{needle}': {p.returncode} {p.stderr.strip()}")
+    return finish("runs_csv.py keeps every run's values, and its statistics are the report's")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
