@@ -5,6 +5,7 @@
 
 #include "common/float_mode.hpp"
 #include "common/suggest.hpp"
+#include "common/version.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/specs.hpp"
 #include "common/error.hpp"
@@ -61,7 +62,7 @@ std::string suite_file_out(const std::string& out, const std::string& suite_name
 namespace {
 
 void print_usage(std::ostream& os) {
-  os << "usage: srbench COMMAND [OPTIONS]   (srbench COMMAND --help for its options)\n\ncommands:\n";
+  os << "usage: srbench COMMAND [OPTIONS]   (srbench COMMAND --help for its options; srbench --version)\n\ncommands:\n";
   for (const auto& c : commands()) {
     std::string name = c.name;
     name.resize(18, ' ');
@@ -82,6 +83,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {  // the build is what every run file records as its `build`
+    std::cout << "srbench " << srbench::version() << "\nbuild: " << srbench::build_description() << "\n";
     return 0;
   }
   const Command* command = nullptr;

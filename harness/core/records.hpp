@@ -120,6 +120,8 @@ struct RunResult {
   std::vector<SplineTensor> splines;  // the spline values at the end of training (none without splines)
   std::string splines_from;           // the run's model.splines_from ("" when none)
   std::string splines_task;           // the task the splines were searched on ("" when none or unknown)
+  std::string build;                  // what built the binary that ran it (srbench::build_description(); "" in
+                                      // files written before it was recorded)
 };
 
 // One model of a search.

@@ -1,5 +1,7 @@
 #include "harness/core/specs.hpp"
 
+#include "common/version.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -16,6 +18,7 @@ RunResult result_of(const RunSpec& spec) {
   r.run_id = spec.id, r.task = spec.task, r.entry = spec.entry, r.model = spec.model_name, r.grid = spec.grid;
   r.seed = spec.seed;
   r.config_yaml = spec.resolved_yaml;
+  r.build = srbench::build_description();
   return r;
 }
 

@@ -105,6 +105,7 @@ const std::vector<RunAttribute>& run_attributes() {
     t.push_back(real_attr("chance", Kind::Outcome, [](auto& r) -> auto& { return r.chance; }, true));
     t.push_back(metric_attr(metric_field("fitted")));
     t.push_back(real_attr("eval_s", Kind::Outcome, [](auto& r) -> auto& { return r.eval_s; }, true));
+    t.push_back(text_attr("build", Kind::Outcome, [](auto& r) -> auto& { return r.build; }, true));
     add_metric_attrs(t);
     return t;
   }();

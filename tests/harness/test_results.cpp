@@ -42,6 +42,7 @@ RunResult sample_run(const std::string& id, uint64_t seed) {
   r.tokens_per_s = kNaN;
   r.eval_s = 3.25;
   r.chance = 0.5;
+  r.build = "GCC 12.2.0; x86-64 AVX2 FMA; -O3 ✓";
   r.curve = {{200, 0.69, 0.5, 1e-3, 2.5}, {400, 0.12, 0.97, 5e-4, kNaN}, {500, kNaN, 1.0, 0.0, 0.25}};
   r.conditions = {"id", "p1=0.9", "p1=0.2,p2=0.3"};
   // rows of different widths of position_acc (padded on disk), a NaN inside one
@@ -193,7 +194,7 @@ TEST_CASE("files written before the optional attributes and /summary columns rea
     if (f.optional) std::visit([&](auto member) { want.metrics.*member = defaults.*member; }, f.member);
   CHECK(std::isnan(want.metrics.ood_token_acc));
   CHECK(want.metrics.fitted == -1);
-  want.chance = kNaN, want.eval_s = kNaN, want.splines_from = "", want.splines_task = "";
+  want.chance = kNaN, want.eval_s = kNaN, want.splines_from = "", want.splines_task = "", want.build = "";
   require_same_run(read_run_file(dir.file("r.h5")), want);
   const auto s = read_suite_file(dir.file("s.h5"));
   REQUIRE(s.summary.size() == 1);

@@ -30,7 +30,8 @@ SUMMARY_FIELDS = ["run_id", "task", "entry", "model", "seed", "grid", "status", 
                   "ood_token_acc", "fitted"]
 STRING_FIELDS = {"run_id", "task", "entry", "model", "grid", "status"}
 INT_FIELDS = {"seed", "steps_to_target", "fitted"}
-RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message", "splines_from", "splines_task"}
+RUN_ATTRS_STR = {"config", "task", "entry", "model", "grid", "status", "message", "splines_from", "splines_task",
+                 "build"}
 RUN_ATTRS_INT = {"seed", "steps_to_target", "bits_per_byte", "fitted"}
 RUN_ATTRS_FLOAT = {"wall_s", "tokens_per_s", "id_acc", "ood_length_acc", "shift_acc", "shortcut_gap",
                    "final_train_loss", "ood_token_acc", "chance", "eval_s"}

@@ -158,6 +158,14 @@ TEST_CASE("sweep: finishes, writes the suite file, and a re-run skips every fini
     CHECK(row.status == "ok");
     CHECK(fs::exists(dir.file("res/tiny/runs/" + id + ".h5")));
   }
+  // every run records the build that ran it: what `srbench --version` prints
+  const auto version = run_srbench({"--version"});
+  REQUIRE(version.exit_code == 0);
+  const auto at = version.out.find("build: ");
+  REQUIRE(at != std::string::npos);
+  const std::string build = version.out.substr(at + 7, version.out.find('\n', at) - at - 7);
+  CHECK_THAT(build, (Catch::StartsWith("GCC ") || Catch::StartsWith("Clang ")) && Catch::Contains("-O"));
+  for (const auto& run : read_suite_file(out).runs) CHECK(run.build == build);
   r = run_srbench({"sweep", dir.file("tiny.yaml"), "--out", out});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("8 already finished, 0 to run"));
