@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/eigen_views.hpp"
+#include "model/kernels.hpp"
 #include "model/parallel.hpp"
 
 namespace srbench::model {
@@ -43,19 +44,33 @@ void from_head_major(S* rows, const S* hm, int p, int64_t N, int C, int H) {
     }
 }
 
-// out[:, chunk] (+)= A · B[:, chunk] over fixed column chunks (A small, B and out [.., N·hs]).
-template <typename S, typename A>
-void mix_columns(S* out, const A& a, const S* b, int64_t N, int hs, bool add) {
-  const int64_t cols = N * hs, rows_in = a.cols(), rows_out = a.rows();
+// out[:, chunk] (+)= A · B[:, chunk] over fixed column chunks (A small, B and out [.., N·hs]); A is
+// the row-major H×cols matrix `a` (rows_out = H, rows_in = cols) or, with `transposed`, its
+// transpose. Float products run on sgemm (each element one fixed chain over rows_in, whatever the
+// vector width or the machine's caches), double ones on Eigen's.
+template <typename S>
+void mix_columns(S* out, const MapRC<S>& a, bool transposed, const S* b, int64_t N, int hs, bool add) {
+  const int64_t cols = N * hs, rows_in = transposed ? a.rows() : a.cols(), rows_out = transposed ? a.cols() : a.rows();
   const int64_t chunks = (N + kChunkRows - 1) / kChunkRows;
   using Strided = Eigen::Map<MatR<S>, 0, Eigen::OuterStride<>>;
   using StridedC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
   parallel_for(chunks, N >= kMinParallelRows, [&](int64_t c) {
     const int64_t c0 = c * kChunkRows * hs, w = std::min<int64_t>(kChunkRows * hs, cols - c0);
-    Strided o(out + c0, rows_out, w, Eigen::OuterStride<>(cols));
-    const StridedC x(b + c0, rows_in, w, Eigen::OuterStride<>(cols));
-    if (add) o.noalias() += a * x;
-    else o.noalias() = a * x;
+    if constexpr (kUseSgemm<S>) {
+      const StridedOperand A = transposed ? StridedOperand{a.data(), 1, a.cols()} : StridedOperand{a.data(), a.cols(), 1};
+      sgemm(static_cast<int>(rows_out), static_cast<int>(w), static_cast<int>(rows_in), A, {b + c0, cols, 1}, out + c0,
+            cols, add ? GemmInit::kAccumulate : GemmInit::kZero);
+    } else {
+      Strided o(out + c0, rows_out, w, Eigen::OuterStride<>(cols));
+      const StridedC x(b + c0, rows_in, w, Eigen::OuterStride<>(cols));
+      if (transposed) {
+        if (add) o.noalias() += a.transpose() * x;
+        else o.noalias() = a.transpose() * x;
+      } else {
+        if (add) o.noalias() += a * x;
+        else o.noalias() = a * x;
+      }
+    }
   });
 }
 
@@ -68,7 +83,7 @@ void lime_forward(S* qkv, S* kv_raw, S* tmp, const S* W, int l, int L, int64_t N
     to_head_major(part(kv_raw, p, l, L, N, C), qkv, p, N, C, H);
     if (l == 0) continue;
     const MapRC<S> w(W, H, (l + 1) * H);
-    mix_columns(tmp, w, part(kv_raw, p, 0, L, N, C), N, hs, false);
+    mix_columns(tmp, w, false, part(kv_raw, p, 0, L, N, C), N, hs, false);
     from_head_major(qkv, tmp, p, N, C, H);
   }
 }
@@ -84,8 +99,13 @@ void lime_backward(S* dqkv, S* dW, S* dkv_raw, S* tmp, const S* kv_raw, const S*
       MapR<S>(dstack, H, N * hs) += MapRC<S>(tmp, H, N * hs);
     } else {
       const MapRC<S> dy(tmp, H, N * hs), x(part(kv_raw, p, 0, L, N, C), cols, N * hs), w(W, H, cols);
-      MapR<S>(dW, H, cols).noalias() += dy * x.transpose();  // one GEMM: the same sum for any thread count
-      mix_columns(dstack, w.transpose(), tmp, N, hs, true);
+      // dW += dy·xᵀ, one product over all N·hs columns: the same sum for any thread count
+      if constexpr (kUseSgemm<S>)
+        sgemm(H, cols, static_cast<int>(N * hs), {dy.data(), N * hs, 1}, {x.data(), 1, N * hs}, dW, cols,
+              GemmInit::kAccumulate);
+      else
+        MapR<S>(dW, H, cols).noalias() += dy * x.transpose();
+      mix_columns(dstack, w, true, tmp, N, hs, true);
     }
     from_head_major(dqkv, part(dkv_raw, p, l, L, N, C), p, N, C, H);
   }

@@ -5,7 +5,8 @@
 
 Every group, dataset and attribute of either file must exist in the other with the same values
 (bit for bit: NaN equals NaN, nothing else is tolerated), except the names given by --ignore
-(default: the timings wall_s, tokens_per_s and eval_s and the root's `created`), wherever they occur — as
+(default: the timings wall_s, tokens_per_s and eval_s, the root's `created` and each run's `build`, which
+names the binary that ran it), wherever they occur — as
 attributes, datasets or compound fields. Compound tables (/summary) are compared field by field.
 Prints each difference; exit 0 when the files agree, 1 when they differ.
 """
@@ -15,7 +16,7 @@ import sys
 import h5py
 import numpy as np
 
-DEFAULT_IGNORE = ["wall_s", "tokens_per_s", "eval_s", "created"]
+DEFAULT_IGNORE = ["wall_s", "tokens_per_s", "eval_s", "created", "build"]
 
 
 def same_values(a, b):

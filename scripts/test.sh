@@ -5,7 +5,10 @@
 # Then (with no arguments) the C++ tests under AddressSanitizer and UndefinedBehaviorSanitizer
 # (scripts/sanitize.sh: a separate build in build-sanitize/ and a time-bounded subset; zero reports
 # to pass; it prints its build and test seconds; docs/harness.md, "Testing under sanitizers").
-# SRBENCH_SANITIZE=0 leaves that stage out (a quicker local run; CI always runs it).
+# SRBENCH_SANITIZE=0 leaves that stage out (a quicker local run; CI always runs it). Then the
+# cross-build stage (scripts/cross-build.sh: a build for x86-64-v3 beside the native one, a suite
+# of every numerical path run with both and at 1 and 2 threads, every value compared bit for
+# bit); SRBENCH_CROSS=0 leaves it out likewise.
 #
 # No test found is an error. A skipped test (one that exits 77: Slurm cannot start here) fails the
 # run in CI (CI=true, as .ci/run runs); elsewhere it stays a skip, and its reason is printed.
@@ -41,6 +44,11 @@ if [ $# -eq 0 ]; then
     bash scripts/sanitize.sh || rc=1
   else
     echo "test.sh: SRBENCH_SANITIZE=0: the sanitizer stage (scripts/sanitize.sh) left out"
+  fi
+  if [ "${SRBENCH_CROSS:-1}" != 0 ] || [ "${CI:-}" = true ]; then
+    bash scripts/cross-build.sh || rc=1
+  else
+    echo "test.sh: SRBENCH_CROSS=0: the cross-build stage (scripts/cross-build.sh) left out"
   fi
 fi
 echo "test.sh: $((SECONDS - start)) s in all"

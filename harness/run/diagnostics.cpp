@@ -46,18 +46,38 @@ void add_attention_rows(const float* att, int B, int H, int T, std::span<const i
   }
 }
 
+namespace {
+// X·Xᵀ (n×n) when X has no more rows than columns, else Xᵀ·X (d×d): the smaller Gram matrix, whose
+// nonzero eigenvalues both share. Each entry one sum in index order, so the same bits on every
+// machine and build (Eigen's product splits its inner sums by the detected cache sizes).
+Eigen::MatrixXd smaller_gram(const Eigen::MatrixXd& X) {
+  const bool rows = X.rows() <= X.cols();
+  const Eigen::Index n = rows ? X.rows() : X.cols(), k = rows ? X.cols() : X.rows();
+  Eigen::MatrixXd G(n, n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j <= i; ++j) {
+      double s = 0;
+      for (Eigen::Index p = 0; p < k; ++p) s += rows ? X(i, p) * X(j, p) : X(p, i) * X(p, j);
+      G(i, j) = G(j, i) = s;
+    }
+  return G;
+}
+}  // namespace
+
 double matrix_entropy(Eigen::MatrixXd X) {
   if (X.rows() == 0 || X.cols() == 0) return 0;
   for (Eigen::Index r = 0; r < X.rows(); ++r) {
-    const double norm = X.row(r).norm();
+    double ss = 0;
+    for (Eigen::Index c = 0; c < X.cols(); ++c) ss += X(r, c) * X(r, c);
+    const double norm = std::sqrt(ss);
     if (norm > 0) X.row(r) /= norm;
   }
   // X·Xᵀ (n×n) and Xᵀ·X (d×d) have the same nonzero eigenvalues: decompose the smaller.
-  const Eigen::MatrixXd G = X.rows() <= X.cols() ? Eigen::MatrixXd(X * X.transpose())
-                                                 : Eigen::MatrixXd(X.transpose() * X);
+  const Eigen::MatrixXd G = smaller_gram(X);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(G, Eigen::EigenvaluesOnly);
   const Eigen::VectorXd lambda = solver.eigenvalues().cwiseMax(0.0);
-  const double total = lambda.sum();
+  double total = 0;
+  for (Eigen::Index k = 0; k < lambda.size(); ++k) total += lambda[k];
   if (!(total > 0)) return 0;
   double s = 0;
   for (Eigen::Index k = 0; k < lambda.size(); ++k) {
@@ -94,9 +114,9 @@ double renyi_matrix_entropy(const Eigen::MatrixXd& X, double alpha) {
   if (X.rows() == 0 || X.cols() == 0) return 0;
   // The nonzero eigenvalues of X·Xᵀ equal those of XᵀX, and both traces are ‖X‖²_F: decompose the
   // smaller (the zero eigenvalues add nothing to Σ p^α for α > 0).
-  const Eigen::MatrixXd G = X.rows() <= X.cols() ? Eigen::MatrixXd(X * X.transpose())
-                                                 : Eigen::MatrixXd(X.transpose() * X);
-  const double trace = G.trace();
+  const Eigen::MatrixXd G = smaller_gram(X);
+  double trace = 0;
+  for (Eigen::Index i = 0; i < G.rows(); ++i) trace += G(i, i);
   if (!(trace > 0)) return 0;
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(G, Eigen::EigenvaluesOnly);
   double z = 0;
