@@ -205,6 +205,23 @@ def long_eval(srbench, py, ref, lengths, repeats, archs):
     return ok
 
 
+def machine_line(srbench):
+    """What was measured on: the CPU, its vector extensions, and the build (`srbench --version`)."""
+    model, flags = "unknown CPU", set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name") and model == "unknown CPU":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    isa = "AVX-512" if "avx512f" in flags else ("AVX2+FMA" if {"avx2", "fma"} <= flags else "no AVX2")
+    build = subprocess.run([srbench, "--version"], capture_output=True, text=True).stdout
+    build = next((l[len("build: "):] for l in build.splitlines() if l.startswith("build: ")), "unknown build")
+    return f"measured on: {model}, {os.cpu_count()} cores, {isa}; srbench build: {build}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -229,6 +246,7 @@ def main():
     ref = os.path.join(HERE, "reference_torch.py")
     threads = [int(t) for t in a.threads.split(",")]
     t_start = time.time()
+    print(machine_line(srbench))
     if a.tiny_only:
         tiny_suite(srbench, a.repeats)
         return 0
