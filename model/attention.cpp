@@ -79,38 +79,6 @@ void causal_scores_backward(MdQ& dQ, MdK& dK, const MdS& dS, const MQ& Q, const 
   }
 }
 
-// General products of row-major operands (Eigen maps or blocks of them): Out = A·B, A·Bᵀ, Aᵀ·B.
-template <typename MO, typename MA, typename MB>
-void product_ab(MO&& Out, const MA& A, const MB& B) {
-  using S = typename std::decay_t<MO>::Scalar;
-  if constexpr (kUseSgemm<S>)
-    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.cols()),
-          {A.data(), A.outerStride(), 1}, {B.data(), B.outerStride(), 1}, Out.data(), Out.outerStride(),
-          GemmInit::kZero);
-  else
-    Out.noalias() = A * B;
-}
-template <typename MO, typename MA, typename MB>
-void product_abt(MO&& Out, const MA& A, const MB& B) {
-  using S = typename std::decay_t<MO>::Scalar;
-  if constexpr (kUseSgemm<S>)
-    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.cols()),
-          {A.data(), A.outerStride(), 1}, {B.data(), 1, B.outerStride()}, Out.data(), Out.outerStride(),
-          GemmInit::kZero);
-  else
-    Out.noalias() = A * B.transpose();
-}
-template <typename MO, typename MA, typename MB>
-void product_atb(MO&& Out, const MA& A, const MB& B) {
-  using S = typename std::decay_t<MO>::Scalar;
-  if constexpr (kUseSgemm<S>)
-    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.rows()),
-          {A.data(), 1, A.outerStride()}, {B.data(), B.outerStride(), 1}, Out.data(), Out.outerStride(),
-          GemmInit::kZero);
-  else
-    Out.noalias() = A.transpose() * B;
-}
-
 // The four products of one pair, causal or over the example's nk keys. What the scores and dP
 // leave in the columns a row does not read is unspecified (the caller's row pass sets it); the
 // rows of dK and dV past the keys are set to zero.

@@ -33,6 +33,46 @@ constexpr int64_t kMinParallelWork = 1 << 16;
 template <typename S>
 constexpr bool kUseSgemm = std::is_same_v<S, float> && kSgemmVectorised;
 
+// General products of row-major operands (Eigen maps or blocks of them): Out = A·B, A·Bᵀ, Aᵀ·B,
+// or with `accumulate` Out += them. Float on sgemm (each element one chain in index order, the same
+// on every machine), double on Eigen's.
+template <typename MO, typename MA, typename MB>
+void product_ab(MO&& Out, const MA& A, const MB& B, bool accumulate = false) {
+  using S = typename std::decay_t<MO>::Scalar;
+  if constexpr (kUseSgemm<S>)
+    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.cols()),
+          {A.data(), A.outerStride(), 1}, {B.data(), B.outerStride(), 1}, Out.data(), Out.outerStride(),
+          accumulate ? GemmInit::kAccumulate : GemmInit::kZero);
+  else if (accumulate)
+    Out.noalias() += A * B;
+  else
+    Out.noalias() = A * B;
+}
+template <typename MO, typename MA, typename MB>
+void product_abt(MO&& Out, const MA& A, const MB& B, bool accumulate = false) {
+  using S = typename std::decay_t<MO>::Scalar;
+  if constexpr (kUseSgemm<S>)
+    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.cols()),
+          {A.data(), A.outerStride(), 1}, {B.data(), 1, B.outerStride()}, Out.data(), Out.outerStride(),
+          accumulate ? GemmInit::kAccumulate : GemmInit::kZero);
+  else if (accumulate)
+    Out.noalias() += A * B.transpose();
+  else
+    Out.noalias() = A * B.transpose();
+}
+template <typename MO, typename MA, typename MB>
+void product_atb(MO&& Out, const MA& A, const MB& B, bool accumulate = false) {
+  using S = typename std::decay_t<MO>::Scalar;
+  if constexpr (kUseSgemm<S>)
+    sgemm(static_cast<int>(Out.rows()), static_cast<int>(Out.cols()), static_cast<int>(A.rows()),
+          {A.data(), 1, A.outerStride()}, {B.data(), B.outerStride(), 1}, Out.data(), Out.outerStride(),
+          accumulate ? GemmInit::kAccumulate : GemmInit::kZero);
+  else if (accumulate)
+    Out.noalias() += A.transpose() * B;
+  else
+    Out.noalias() = A.transpose() * B;
+}
+
 // exp of arguments <= 0 (softmax, GeLU', the loss): fastmath for float (vectorisable, the same
 // bits whatever the alignment), libm for double.
 template <typename S>

@@ -45,9 +45,8 @@ void from_head_major(S* rows, const S* hm, int p, int64_t N, int C, int H) {
 }
 
 // out[:, chunk] (+)= A · B[:, chunk] over fixed column chunks (A small, B and out [.., N·hs]); A is
-// the row-major H×cols matrix `a` (rows_out = H, rows_in = cols) or, with `transposed`, its
-// transpose. Float products run on sgemm (each element one fixed chain over rows_in, whatever the
-// vector width or the machine's caches), double ones on Eigen's.
+// the row-major matrix `a` or, with `transposed`, its transpose (kernels.hpp's products: float on
+// sgemm, the same sums on every machine).
 template <typename S>
 void mix_columns(S* out, const MapRC<S>& a, bool transposed, const S* b, int64_t N, int hs, bool add) {
   const int64_t cols = N * hs, rows_in = transposed ? a.rows() : a.cols(), rows_out = transposed ? a.cols() : a.rows();
@@ -56,21 +55,10 @@ void mix_columns(S* out, const MapRC<S>& a, bool transposed, const S* b, int64_t
   using StridedC = Eigen::Map<const MatR<S>, 0, Eigen::OuterStride<>>;
   parallel_for(chunks, N >= kMinParallelRows, [&](int64_t c) {
     const int64_t c0 = c * kChunkRows * hs, w = std::min<int64_t>(kChunkRows * hs, cols - c0);
-    if constexpr (kUseSgemm<S>) {
-      const StridedOperand A = transposed ? StridedOperand{a.data(), 1, a.cols()} : StridedOperand{a.data(), a.cols(), 1};
-      sgemm(static_cast<int>(rows_out), static_cast<int>(w), static_cast<int>(rows_in), A, {b + c0, cols, 1}, out + c0,
-            cols, add ? GemmInit::kAccumulate : GemmInit::kZero);
-    } else {
-      Strided o(out + c0, rows_out, w, Eigen::OuterStride<>(cols));
-      const StridedC x(b + c0, rows_in, w, Eigen::OuterStride<>(cols));
-      if (transposed) {
-        if (add) o.noalias() += a.transpose() * x;
-        else o.noalias() = a.transpose() * x;
-      } else {
-        if (add) o.noalias() += a * x;
-        else o.noalias() = a * x;
-      }
-    }
+    Strided o(out + c0, rows_out, w, Eigen::OuterStride<>(cols));
+    const StridedC x(b + c0, rows_in, w, Eigen::OuterStride<>(cols));
+    if (transposed) product_atb(o, a, x, add);
+    else product_ab(o, a, x, add);
   });
 }
 
@@ -100,11 +88,7 @@ void lime_backward(S* dqkv, S* dW, S* dkv_raw, S* tmp, const S* kv_raw, const S*
     } else {
       const MapRC<S> dy(tmp, H, N * hs), x(part(kv_raw, p, 0, L, N, C), cols, N * hs), w(W, H, cols);
       // dW += dy·xᵀ, one product over all N·hs columns: the same sum for any thread count
-      if constexpr (kUseSgemm<S>)
-        sgemm(H, cols, static_cast<int>(N * hs), {dy.data(), N * hs, 1}, {x.data(), 1, N * hs}, dW, cols,
-              GemmInit::kAccumulate);
-      else
-        MapR<S>(dW, H, cols).noalias() += dy * x.transpose();
+      product_abt(MapR<S>(dW, H, cols), dy, x, true);
       mix_columns(dstack, w, true, tmp, N, hs, true);
     }
     from_head_major(dqkv, part(dkv_raw, p, l, L, N, C), p, N, C, H);
