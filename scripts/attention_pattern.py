@@ -66,16 +66,22 @@ def read_groups(path, tasks, models, use_all, diag="diag"):
     return [(k, groups[k]) for k in order]
 
 
+SUMMARY = ("mean_H", "max_H", "min_H", "sparse_attn_max")
+
+
+def run_summary(entropy, attn_max):
+    """One run's heads: mean_H (mean attn_entropy over layers and heads), max_H (the most uniform
+    head), min_H (the sparsest) and sparse_attn_max (the sparsest head's attn_max)."""
+    i = np.unravel_index(np.nanargmin(entropy), entropy.shape)
+    return {"mean_H": float(np.nanmean(entropy)), "max_H": float(np.nanmax(entropy)),
+            "min_H": float(np.nanmin(entropy)), "sparse_attn_max": float(attn_max[i])}
+
+
 def summarise(runs):
-    mean_h = [float(np.nanmean(r["entropy"])) for r in runs]
-    max_h = [float(np.nanmax(r["entropy"])) for r in runs]
-    min_h = [float(np.nanmin(r["entropy"])) for r in runs]
-    sparse_max = []
-    for r in runs:
-        i = np.unravel_index(np.nanargmin(r["entropy"]), r["entropy"].shape)
-        sparse_max.append(float(r["attn_max"][i]))
+    per_run = [run_summary(r["entropy"], r["attn_max"]) for r in runs]
     out = {}
-    for name, vals in (("mean_H", mean_h), ("max_H", max_h), ("min_H", min_h), ("sparse_attn_max", sparse_max)):
+    for name in SUMMARY:
+        vals = [s[name] for s in per_run]
         lo, hi = bootstrap(vals)
         out[name] = (float(np.mean(vals)) if vals else math.nan, lo, hi)
     return out

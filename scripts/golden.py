@@ -18,7 +18,9 @@ import sys
 import h5py
 import numpy as np
 
-IGNORE = {"wall_s", "tokens_per_s", "eval_s", "build"}
+from compare_h5 import DEFAULT_IGNORE
+
+IGNORE = set(DEFAULT_IGNORE)  # the timings, the root's `created` and the run's `build`: not numbers of the run
 
 
 def text_of(v):

@@ -41,6 +41,7 @@ import sys
 
 import numpy as np
 
+from attention_pattern import run_summary
 from position_horizon import horizon
 from srbench.analysis import fail, open_suite, seed_stats, text
 
@@ -53,13 +54,6 @@ STATS = ["n", "mean", "std", "min", "median", "max", "ci_lo", "ci_hi"]
 def exact(v):
     v = float(v)
     return "nan" if math.isnan(v) else repr(v)
-
-
-def attention_summary(entropy, attn_max):
-    """mean_H, max_H, min_H and the sparsest head's attn_max of one run's heads."""
-    i = np.unravel_index(np.nanargmin(entropy), entropy.shape)
-    return {"mean_H": float(np.nanmean(entropy)), "max_H": float(np.nanmax(entropy)),
-            "min_H": float(np.nanmin(entropy)), "sparse_attn_max": float(attn_max[i])}
 
 
 def run_rows(g, summary, elements=False):
@@ -83,7 +77,7 @@ def run_rows(g, summary, elements=False):
             continue
         d = g[diag]
         if "attn_entropy" in d and "attn_max" in d and np.asarray(d["attn_entropy"]).size:
-            s = attention_summary(np.asarray(d["attn_entropy"], dtype=float), np.asarray(d["attn_max"], dtype=float))
+            s = run_summary(np.asarray(d["attn_entropy"], dtype=float), np.asarray(d["attn_max"], dtype=float))
             for k, v in s.items():
                 yield k, diag, "", v
         for name in sorted(d) if elements else []:
