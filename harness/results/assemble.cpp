@@ -1,5 +1,7 @@
 #include "harness/results/assemble.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -21,14 +23,29 @@ std::vector<std::string> results_files_in(const std::string& dir) {
   return files;
 }
 
-RunFiles read_run_files(const std::string& runs_dir) {
+RunFile RunFileCache::read(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return read_run_file_at(path);  // its error names the file
+  const auto mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  const auto it = entries_.find(path);
+  if (it != entries_.end() && it->second.dev == st.st_dev && it->second.ino == st.st_ino &&
+      it->second.size == st.st_size && it->second.mtime_ns == mtime)
+    return it->second.file;
+  Entry e{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_size), mtime,
+          read_run_file_at(path)};
+  RunFile f = e.file;
+  entries_[path] = std::move(e);
+  return f;
+}
+
+RunFiles read_run_files(const std::string& runs_dir, RunFileCache* cache) {
   RunFiles out;
   const auto paths = results_files_in(runs_dir);
   out.found = paths.size();
   std::set<std::string> seen;
   for (const auto& path : paths) {
     try {
-      RunFile f = read_run_file_at(path);
+      RunFile f = cache ? cache->read(path) : read_run_file_at(path);
       if (!seen.insert(f.result.run_id).second) {
         out.warnings.push_back("skipping " + path + ": run " + f.result.run_id + " is already in another file");
         continue;

@@ -17,6 +17,8 @@
 //   write_suite_file(out, c, compute_transfer(c.results()));
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,25 @@ struct RunFiles {
   std::vector<RunFile> files;
   std::vector<std::string> warnings;  // "skipping PATH: why", one per file left out
 };
-RunFiles read_run_files(const std::string& runs_dir);
+// The run files read so far, each with the identity of the file it came from (device, inode,
+// size, modification time): a path is read again only when its file changed (a run file is
+// replaced by a rename, never written in place). A sweep reads each run's file as the run ends,
+// to report it; the suite file at the end then takes the same reads from here.
+class RunFileCache {
+ public:
+  RunFile read(const std::string& path);  // as read_run_file_at
+
+ private:
+  struct Entry {
+    uint64_t dev = 0, ino = 0;
+    int64_t size = 0, mtime_ns = 0;
+    RunFile file;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+// `cache` (may be null): files read before and unchanged since are taken from it.
+RunFiles read_run_files(const std::string& runs_dir, RunFileCache* cache = nullptr);
 
 // The suite text most run files carry (ties: the first file's). `runs` is not empty.
 std::string common_suite_text(const std::vector<RunFile>& runs);

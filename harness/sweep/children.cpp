@@ -2,15 +2,17 @@
 
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -55,98 +57,229 @@ int StopSignals::wait(int ms) {
   return received_;
 }
 
-Stop run_in_children(size_t n, int jobs, StopSignals& signals, const ChildTasks& t) {
-  enum class State { Waiting, Running, Over };
-  struct Process {
-    size_t item;
-    Clock::time_point started;
-  };
-  std::vector<State> state(n, State::Waiting);
-  std::vector<bool> later(n, false);
-  std::map<pid_t, Process> running;
-  size_t over = 0;
-  Stop stop;
-  Clock::time_point stop_since, last_ask, last_tick = Clock::now();
-  bool killed = false, said_waiting = false;
-  const pid_t parent = getpid();
+namespace {
 
-  auto begin_stop = [&](Stop why) {
-    if (stop || !why) return;
-    stop = std::move(why);
-    stop_since = Clock::now();
-    for (const auto& [pid, p] : running) kill(pid, SIGTERM);
-  };
-  auto guarded = [&](const std::function<void()>& f) {
+// One worker process, as the sweep sees it.
+struct Worker {
+  pid_t pid;
+  int fd;                  // the sweep's end of the socket pair
+  long item = -1;          // the item it works on; -1: idle
+  Clock::time_point since;  // when it was given that item
+};
+
+// `n` bytes from `fd` (a stream socket), through interruptions and partial reads; false at its
+// end (or an error) before all of them came.
+bool read_exactly(int fd, void* buf, size_t n) {
+  auto* p = static_cast<char*>(buf);
+  while (n > 0) {
+    const ssize_t r = read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// In a worker: items from the sweep one after another until the sweep closes its end; each
+// index sent back once its item's result is written, and the sweep woken (a SIGCHLD, as a
+// child's end would wake it). Never returns.
+[[noreturn]] void worker_loop(int fd, pid_t parent, const ChildTasks& t) {
+  for (;;) {
+    uint64_t item = 0;
+    if (!read_exactly(fd, &item, sizeof item)) _exit(0);  // no more work, or the sweep is gone
+    try {
+      t.child(static_cast<size_t>(item));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "srbench sweep: worker process: %s\n", e.what());
+      std::fflush(stderr);
+      _exit(1);
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (send(fd, &item, sizeof item, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof item)) _exit(0);
+    kill(parent, SIGCHLD);
+  }
+}
+
+// The items, the workers and the sweep's state while run_in_children runs.
+class Pool {
+ public:
+  Pool(size_t n, int jobs, StopSignals& signals, const ChildTasks& t)
+      : n_(n), jobs_(jobs), signals_(signals), t_(t), state_(n, State::Waiting), later_(n, false) {}
+
+  Stop run() {
+    for (;;) {
+      if (const int sig = signals_.stop_requested()) begin_stop({sig, ""});
+      start_what_can_start();
+      if (busy_ == 0) {
+        if (stop_ || over_ == n_) break;
+        if (!said_waiting_ && t_.waiting) guarded(t_.waiting);  // all that is left waits for other sweeps
+        said_waiting_ = true;
+      }
+      if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
+      for (Worker& w : workers_) take_answers(w);
+      reap();
+      if (Clock::now() - last_tick_ >= std::chrono::seconds(1)) {
+        last_tick_ = Clock::now();
+        if (t_.tick) guarded(t_.tick);
+      }
+      if (stop_ && !killed_ && busy_ > 0 && Clock::now() - stop_since_ > kKillAfter) {
+        for (const Worker& w : workers_) kill(w.pid, SIGKILL);
+        killed_ = true;
+      }
+    }
+    // Idle workers end when their socket closes (or have been stopped with the sweep).
+    for (Worker& w : workers_) {
+      if (w.fd >= 0) close(w.fd);
+      int status = 0;
+      while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    return stop_;
+  }
+
+ private:
+  enum class State { Waiting, Running, Over };
+
+  void begin_stop(Stop why) {
+    if (stop_ || !why) return;
+    stop_ = std::move(why);
+    stop_since_ = Clock::now();
+    for (const Worker& w : workers_) kill(w.pid, SIGTERM);
+  }
+  void guarded(const std::function<void()>& f) {
     try {
       f();
     } catch (const std::exception& e) {
       begin_stop({0, e.what()});
     }
-  };
+  }
 
-  for (;;) {
-    if (const int sig = signals.stop_requested()) begin_stop({sig, ""});
-    // Start what can start, in order.
-    const bool ask_later = Clock::now() - last_ask >= kAskAgain;
-    if (ask_later) last_ask = Clock::now();
-    for (size_t i = 0; i < n && !stop && static_cast<int>(running.size()) < jobs; ++i) {
-      if (state[i] != State::Waiting || (later[i] && !ask_later)) continue;
+  // Asks the waiting items, in order, and gives those that start now to workers.
+  void start_what_can_start() {
+    const bool ask_later = Clock::now() - last_ask_ >= kAskAgain;
+    if (ask_later) last_ask_ = Clock::now();
+    for (size_t i = 0; i < n_ && !stop_ && busy_ < jobs_; ++i) {
+      if (state_[i] != State::Waiting || (later_[i] && !ask_later)) continue;
       Start s = Start::Later;
-      guarded([&] { s = t.start(i); });
-      if (stop) break;
-      if (s == Start::Never) state[i] = State::Over, ++over;
-      later[i] = s == Start::Later;
+      guarded([&] { s = t_.start(i); });
+      if (stop_) break;
+      if (s == Start::Never) state_[i] = State::Over, ++over_;
+      later_[i] = s == Start::Later;
       if (s != Start::Now) continue;
-      std::cout.flush();
-      std::fflush(stdout);
-      const pid_t pid = fork();
-      if (pid < 0) {
-        begin_stop({0, std::string("cannot start a run process (fork: ") + std::strerror(errno) + ")"});
-        break;
-      }
-      if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its runs with it
-        if (getppid() != parent) _exit(kChildOrphaned);
-        signal(SIGTERM, SIG_DFL);
-        pthread_sigmask(SIG_SETMASK, &signals.previous(), nullptr);
-        t.child(i);
-        _exit(0);
-      }
-      running[pid] = {i, Clock::now()};
-      state[i] = State::Running;
-      if (t.started) guarded([&] { t.started(i, pid); });
+      const pid_t pid = dispatch(i);
+      if (pid == 0) break;
+      state_[i] = State::Running;
+      if (t_.started) guarded([&] { t_.started(i, pid); });
     }
-    if (running.empty()) {
-      if (stop || over == n) break;
-      if (!said_waiting && t.waiting) guarded(t.waiting);  // all that is left waits for other sweeps
-      said_waiting = true;
-    }
+  }
 
-    if (const int sig = signals.wait(1000)) begin_stop({sig, ""});
+  // Item i to an idle worker (a new one if none is idle): that worker's pid, or 0 if none could
+  // take it (the sweep is then stopping).
+  pid_t dispatch(size_t i) {
+    for (int attempt = 0; attempt < 2 && !stop_; ++attempt) {
+      Worker* w = nullptr;
+      for (Worker& x : workers_)
+        if (x.item < 0 && x.fd >= 0) w = &x;
+      if (!w && !(w = spawn())) return 0;
+      const uint64_t item = i;
+      if (send(w->fd, &item, sizeof item, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof item)) {
+        w->item = static_cast<long>(i), w->since = Clock::now(), ++busy_;
+        return w->pid;
+      }
+      close(w->fd), w->fd = -1;  // it died idle; it is reaped later, another takes the item
+    }
+    begin_stop({0, "cannot start a worker process that takes work"});
+    return 0;
+  }
+
+  // A new worker (at the back of workers_), or null (the sweep is stopping, and says why).
+  Worker* spawn() {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+      begin_stop({0, std::string("cannot start a worker process (socketpair: ") + std::strerror(errno) + ")"});
+      return nullptr;
+    }
+    std::cout.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(sv[0]), close(sv[1]);
+      begin_stop({0, std::string("cannot start a worker process (fork: ") + std::strerror(errno) + ")"});
+      return nullptr;
+    }
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its workers with it
+      if (getppid() != parent_) _exit(kChildOrphaned);
+      signal(SIGTERM, SIG_DFL);
+      pthread_sigmask(SIG_SETMASK, &signals_.previous(), nullptr);
+      close(sv[0]);
+      for (const Worker& w : workers_)  // the other workers' sockets: each must see its end when the sweep closes it
+        if (w.fd >= 0) close(w.fd);
+      worker_loop(sv[1], parent_, t_);
+    }
+    close(sv[1]);
+    workers_.push_back({pid, sv[0], -1, Clock::now()});
+    return &workers_.back();
+  }
+
+  // Worker w's item has ended: finished (status 0) or with the worker (its wait status).
+  void finish(Worker& w, int status) {
+    const auto i = static_cast<size_t>(w.item);
+    w.item = -1, --busy_;
+    state_[i] = State::Over, ++over_;
+    const double secs = std::chrono::duration<double>(Clock::now() - w.since).count();
+    Stop why;
+    guarded([&] { why = t_.done(i, w.pid, status, secs, static_cast<bool>(stop_)); });
+    begin_stop(why);
+  }
+
+  // The indices worker w has sent back so far: its item, finished.
+  void take_answers(Worker& w) {
+    uint64_t item = 0;
+    while (w.fd >= 0 &&
+           recv(w.fd, &item, sizeof item, MSG_DONTWAIT | MSG_PEEK) == static_cast<ssize_t>(sizeof item)) {
+      read_exactly(w.fd, &item, sizeof item);
+      if (w.item >= 0 && static_cast<uint64_t>(w.item) == item) finish(w, 0);
+    }
+  }
+
+  // The workers that have ended: the item of one that was working is judged by its wait status.
+  void reap() {
     for (;;) {
       int status = 0;
       const pid_t pid = waitpid(-1, &status, WNOHANG);
       if (pid <= 0) break;
-      const auto it = running.find(pid);
-      if (it == running.end()) continue;
-      const Process p = it->second;
-      running.erase(it);
-      state[p.item] = State::Over, ++over;
-      const double secs = std::chrono::duration<double>(Clock::now() - p.started).count();
-      Stop why;
-      guarded([&] { why = t.done(p.item, pid, status, secs, static_cast<bool>(stop)); });
-      begin_stop(why);
-    }
-    if (Clock::now() - last_tick >= std::chrono::seconds(1)) {
-      last_tick = Clock::now();
-      if (t.tick) guarded(t.tick);
-    }
-    if (stop && !killed && !running.empty() && Clock::now() - stop_since > kKillAfter) {
-      for (const auto& [pid, p] : running) kill(pid, SIGKILL);
-      killed = true;
+      const auto it = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.pid == pid; });
+      if (it == workers_.end()) continue;
+      take_answers(*it);  // what it sent before it ended counts
+      if (it->item >= 0) finish(*it, status);
+      else if (killed_by_stop_signal(status)) begin_stop({WTERMSIG(status), ""});  // idle, stopped from outside
+      if (it->fd >= 0) close(it->fd);
+      workers_.erase(it);
     }
   }
-  return stop;
+
+  const size_t n_;
+  const int jobs_;
+  StopSignals& signals_;
+  const ChildTasks& t_;
+  const pid_t parent_ = getpid();
+  std::vector<State> state_;
+  std::vector<bool> later_;
+  std::vector<Worker> workers_;
+  size_t over_ = 0;
+  int busy_ = 0;
+  Stop stop_;
+  Clock::time_point stop_since_, last_ask_, last_tick_ = Clock::now();
+  bool killed_ = false, said_waiting_ = false;
+};
+
+}  // namespace
+
+Stop run_in_children(size_t n, int jobs, StopSignals& signals, const ChildTasks& t) {
+  return Pool(n, jobs, signals, t).run();
 }
 
 std::string signal_name(int sig) {

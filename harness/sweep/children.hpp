@@ -1,6 +1,14 @@
-// Child processes of a sweep: every run (and search) in its own process, a few at a time, so
+// Child processes of a sweep: every run (and search) in a worker process, a few at a time, so
 // that nothing a run does — an exception, a crash, running out of memory — can take the sweep
 // down; and the signals that stop a sweep.
+//
+// A worker is forked once and takes runs one after another (the sweep sends it a run's index,
+// it answers with the same index once that run's result is written), so that a sweep of many
+// tiny runs does not pay a process's start and its first touch of memory per run. A worker that
+// dies — a crash, the kernel's OOM killer, a result it could not write — takes only the run it
+// was working on with it: that run is judged by the worker's wait status exactly as a process of
+// its own would have been, and the next run goes to a new worker. A run's numbers do not depend
+// on what its worker ran before (tests/golden checks it: its sweep runs 15 runs per worker).
 //
 // A sweep stops on SIGTERM (Slurm: preemption, time limit, scancel, requeue), SIGINT (Ctrl-C)
 // and SIGHUP (a closed terminal), whichever process of the sweep receives it first: the sweep
@@ -19,7 +27,7 @@
 
 namespace srbench::harness {
 
-// Exit codes of a child process (beside 0: it wrote its result file).
+// Exit codes of a worker process (beside 0: it ended when the sweep had no more work for it).
 inline constexpr int kChildOrphaned = 3;     // the sweep was gone before the child started
 inline constexpr int kChildCannotWrite = 4;  // its result could not be written (a full disk …)
 
@@ -65,13 +73,15 @@ enum class Start {
 struct ChildTasks {
   // In the parent, before item i starts (and again every couple of seconds while it says Later).
   std::function<Start(size_t i)> start;
-  // In the child: runs item i; must not return (it _exits: 0 when its result is written).
+  // In a worker: runs item i and returns once its result is written (or _exits: the worker
+  // dies, and item i is judged by its exit status).
   std::function<void(size_t i)> child;
-  // In the parent, once item i's process `pid` has started.
+  // In the parent, once item i has gone to the worker process `pid`.
   std::function<void(size_t i, pid_t pid)> started;
-  // In the parent, when item i's process `pid` has ended (`status` from waitpid, `secs` it took;
+  // In the parent, when item i has ended in worker `pid` (`status`: as from waitpid — exited 0
+  // when the worker finished it and lives on, else the worker's own wait status; `secs` it took;
   // `stopping`: the sweep is stopping and may have killed it). A Stop it returns (a signal that
-  // killed the child, an error) stops the sweep.
+  // killed the worker, an error) stops the sweep.
   std::function<Stop(size_t i, pid_t pid, int status, double secs, bool stopping)> done;
   // In the parent, about once a second (claims' heartbeats).
   std::function<void()> tick;
@@ -79,11 +89,11 @@ struct ChildTasks {
   std::function<void()> waiting;
 };
 
-// Runs items 0..n-1, each in its own process, `jobs` at a time, in order (an item that says
-// Later is passed over and asked again). Returns when every item has run or been given up
-// (Never), or — after stopping every running child with SIGTERM (SIGKILL 20 s later) and
-// waiting for it — on a stop signal, a Stop returned by `done`, or an exception of a callback
-// (as an error).
+// Runs items 0..n-1 in at most `jobs` worker processes, `jobs` at a time, in order (an item that
+// says Later is passed over and asked again). Returns when every item has run or been given up
+// (Never), or — after stopping every worker with SIGTERM (SIGKILL 20 s later) and waiting for
+// it — on a stop signal, a Stop returned by `done`, or an exception of a callback (as an error).
+// Every worker has ended when it returns.
 Stop run_in_children(size_t n, int jobs, StopSignals& signals, const ChildTasks& tasks);
 
 // "SIGTERM" (or "signal 64" for one without a name).

@@ -17,6 +17,7 @@
 
 #include "harness/core/records.hpp"
 #include "harness/core/specs.hpp"
+#include "harness/results/assemble.hpp"
 #include "harness/run/resources.hpp"
 #include "harness/sweep/children.hpp"
 #include "harness/sweep/claims.hpp"
@@ -63,12 +64,13 @@ class RunPhase {
   size_t done() const { return done_; }
   size_t left() const { return total_ - done_; }
   size_t elsewhere() const { return elsewhere_.size(); }
+  RunFileCache& run_files() { return read_; }  // the run files read as their runs ended
 
  private:
   std::string path(const RunSpec& spec) const;
   Start start(const RunSpec& spec);
-  // In the child. Never returns.
-  [[noreturn]] void child(RunSpec spec);
+  // In a worker process: the run, its file written.
+  void child(RunSpec spec);
   Stop done(const RunSpec& spec, pid_t pid, int wait_status, double run_s, bool stopping);
   // A run finished by another sweep while this one waited or worked.
   void finished_elsewhere(const RunSpec& spec, const std::string& s);
@@ -77,6 +79,7 @@ class RunPhase {
   const Suite& suite_;
   const SweepOptions& opts_;
   Plan& plan_;
+  RunFileCache read_;
   const size_t total_;
   size_t done_, finished_here_ = 0, elsewhere_done_ = 0;
   std::map<std::string, Claim> elsewhere_;  // runs claimed by other live sweeps, by id

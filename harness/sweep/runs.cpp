@@ -1,5 +1,5 @@
-// The runs phase of a sweep (RunPhase, phases.hpp): each unfinished run in its own process, its
-// run file written by the child; its claims, its count of finished runs and its progress lines.
+// The runs phase of a sweep (RunPhase, phases.hpp): each unfinished run in a worker process
+// (children.hpp), its run file written there; its claims, its count of finished runs and its progress lines.
 #include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,8 +17,8 @@ namespace srbench::harness::sweep {
 
 namespace {
 
-// In the child: train, write the run file, exit. Never returns.
-[[noreturn]] void child_run(const Suite& suite, const RunSpec& spec, const std::string& path, int threads) {
+// In a worker: train, write the run file (or end the worker: cannot_write).
+void child_run(const Suite& suite, const RunSpec& spec, const std::string& path, int threads) {
   omp_set_num_threads(threads);
   try {
     std::unique_ptr<model::Model> trained;
@@ -27,9 +27,6 @@ namespace {
   } catch (const std::exception& e) {
     cannot_write("run", spec.id, e);
   }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  _exit(0);
 }
 
 // A run whose process died without leaving a readable file.
@@ -88,7 +85,7 @@ Start RunPhase::start(const RunSpec& spec) {
   return Start::Now;
 }
 
-[[noreturn]] void RunPhase::child(RunSpec spec) {
+void RunPhase::child(RunSpec spec) {
   if (spec.search >= 0) {  // stage 2: the splines of its search, finished by now
     try {
       take_search_splines(spec, splines_file_for(opts_.out, suite_.name, suite_.searches[spec.search].name));
@@ -100,7 +97,7 @@ Start RunPhase::start(const RunSpec& spec) {
       } catch (const std::exception& w) {
         cannot_write("run", spec.id, w);
       }
-      _exit(0);
+      return;
     }
   }
   child_run(suite_, spec, path(spec), opts_.threads);
@@ -110,7 +107,7 @@ Stop RunPhase::done(const RunSpec& spec, pid_t pid, int wait_status, double run_
   Stop why;
   RunResult r;
   try {
-    r = read_run_file(path(spec));
+    r = read_.read(path(spec)).result;
     if (killed_by_stop_signal(wait_status) && !stopping) why.signal = WTERMSIG(wait_status);
   } catch (const std::exception&) {
     remove_temporaries(plan_.runs_dir, spec.id + ".h5", pid);

@@ -1,5 +1,5 @@
-// The searches phase of a sweep (phases.hpp): each unfinished search in its own process, its
-// splines file written by the child; searches claimed by another sweep are waited for.
+// The searches phase of a sweep (phases.hpp): each unfinished search in a worker process
+// (children.hpp), its splines file written there; searches claimed by another sweep are waited for.
 #include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +18,8 @@ namespace srbench::harness::sweep {
 
 namespace {
 
-// In the child: run the search, write its splines file, exit. Never returns.
-[[noreturn]] void child_search(const Suite& suite, const SearchSpec& search, const std::string& path, int threads) {
+// In a worker: run the search, write its splines file (or end the worker: cannot_write).
+void child_search(const Suite& suite, const SearchSpec& search, const std::string& path, int threads) {
   omp_set_num_threads(threads);
   try {
     const SearchResult r = run_search(search);
@@ -27,9 +27,6 @@ namespace {
   } catch (const std::exception& e) {
     cannot_write("search", search.name, e);
   }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  _exit(0);
 }
 
 // What a finished search process means for the sweep, and its line (`line`; "" when it was

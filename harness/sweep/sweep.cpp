@@ -110,8 +110,8 @@ std::string evaluation_share(const std::vector<RunResult>& results) {
 }
 
 // The suite file from every run file of the suite present (results/assemble.hpp); "wrote ..."
-void write_sweep_suite_file(const Suite& suite, const SweepOptions& opts, const Plan& plan) {
-  RunFiles found = read_run_files(plan.runs_dir);
+void write_sweep_suite_file(const Suite& suite, const SweepOptions& opts, const Plan& plan, RunFileCache& read) {
+  RunFiles found = read_run_files(plan.runs_dir, &read);
   const std::vector<std::string> run_warnings = std::move(found.warnings);
   const SuiteContents contents = assemble_suite(std::move(found), plan.splines_dir, suite.text, &suite, OtherRuns::Leave);
   for (const auto* warnings : {&run_warnings, &contents.warnings})
@@ -121,7 +121,8 @@ void write_sweep_suite_file(const Suite& suite, const SweepOptions& opts, const 
   std::cout << "wrote " << opts.out << " (" << contents.runs.size() << " runs)" << evaluation_share(results);
 }
 
-SweepOutcome finish_sweep(const Suite& suite, const SweepOptions& opts, const Plan& plan, size_t elsewhere) {
+SweepOutcome finish_sweep(const Suite& suite, const SweepOptions& opts, const Plan& plan, size_t elsewhere,
+                          RunFileCache& read) {
   SweepOutcome outcome;
   outcome.elsewhere = elsewhere;
   for (const RunSpec* r : plan.mine) {
@@ -131,7 +132,7 @@ SweepOutcome finish_sweep(const Suite& suite, const SweepOptions& opts, const Pl
     outcome.diverged += it->second == "diverged";
   }
   if (opts.shard_count == 1 && outcome.elsewhere == 0) {
-    write_sweep_suite_file(suite, opts, plan);
+    write_sweep_suite_file(suite, opts, plan, read);
   } else {
     std::cout << "shard " << opts.shard_index << "/" << opts.shard_count << " done; join the shards with: srbench merge "
               << fs::path(plan.runs_dir).parent_path().string() << " --out " << opts.out;
@@ -185,7 +186,7 @@ SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
     throw std::runtime_error(stop.error + "; the " + std::to_string(runs.done()) + " finished run(s) are kept, and "
                              "re-running the same command resumes");
   if (const int sig = signals.stop_requested()) return interrupted(sig, runs.left());
-  return finish_sweep(suite, opts, plan, runs.elsewhere());
+  return finish_sweep(suite, opts, plan, runs.elsewhere(), runs.run_files());
 }
 
 }  // namespace srbench::harness

@@ -72,3 +72,30 @@ TEST_CASE("assemble_suite: the suite's runs by index, the others by id or left o
   const SuiteContents unexpanded = assemble_suite(found, dir.file("splines"), suite.text, nullptr, OtherRuns::Append);
   CHECK(ids_of(unexpanded.runs) == std::vector<std::string>{"aa-foreign", "id0", "id2", "zz-foreign"});
 }
+
+TEST_CASE("RunFileCache: a file read once is taken from the cache while unchanged, and read again once replaced",
+          "[results][assemble]") {
+  TempDir dir;
+  const std::string runs = dir.file("runs");
+  std::filesystem::create_directories(runs);
+  write_run_file(runs + "/a.h5", tiny_run("id0", 0), "name: s\n", nullptr);
+  write_run_file(runs + "/b.h5", tiny_run("id1", 1), "name: s\n", nullptr);
+  RunFileCache cache;
+  CHECK(cache.read(runs + "/a.h5").result.seed == 0);
+  // Replaced as a run file is (a new file renamed over it): the new content, through the cache
+  // and through read_run_files with it.
+  RunResult changed = tiny_run("id0", 5);
+  changed.status = "diverged";
+  write_run_file(runs + "/a.h5", changed, "name: s2\n", nullptr);
+  const RunFile again = cache.read(runs + "/a.h5");
+  CHECK(again.result.seed == 5);
+  CHECK(again.result.status == "diverged");
+  CHECK(again.suite_yaml == "name: s2\n");
+  const RunFiles found = read_run_files(runs, &cache);
+  REQUIRE(found.files.size() == 2);
+  CHECK(found.files[0].result.seed == 5);
+  CHECK(found.files[1].result.seed == 1);
+  // A file that is gone is an error naming it, as without the cache.
+  std::filesystem::remove(runs + "/b.h5");
+  CHECK_THROWS_WITH(cache.read(runs + "/b.h5"), Catch::Contains(runs + "/b.h5"));
+}

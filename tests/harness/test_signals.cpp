@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -207,6 +208,72 @@ TEST_CASE("signals: a run process that crashes is recorded failed, the others fi
   const auto again = run_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5")});
   CHECK(again.exit_code == 3);
   CHECK_THAT(again.out, Catch::Contains("12 already finished, 0 to run") && Catch::Contains("1 run(s) FAILED"));
+}
+
+// Sweep `pid` to its end: the wait status, and every process it had as its child meanwhile
+// (sampled every 2 ms); `kill_after_ms` > 0: the first child seen is killed with SIGKILL that long
+// after it was first seen.
+int watch_children(pid_t pid, std::set<pid_t>& seen, int kill_after_ms = 0) {
+  const auto deadline = Clock::now() + std::chrono::minutes(2);
+  int status = 0;
+  Clock::time_point first_seen;
+  pid_t first = 0;
+  bool killed = false;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL("srbench did not end within two minutes");
+    }
+    for (pid_t c : children_of(pid)) {
+      if (seen.insert(c).second && !first) first = c, first_seen = Clock::now();
+    }
+    if (kill_after_ms > 0 && first && !killed && Clock::now() - first_seen > std::chrono::milliseconds(kill_after_ms)) {
+      kill(first, SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return status;
+}
+
+TEST_CASE("signals: one worker process takes a sweep's runs one after another (--jobs 1); a worker killed "
+          "mid-run costs that run only, a new worker takes the rest",
+          "[harness][sweep][signals]") {
+  TempDir dir;
+  srbench::test::write_file(dir.file("w.yaml"), srbench::test::tiny_suite({.name = "w", .steps = 300, .eval_every = 300}));
+  std::set<pid_t> seen;
+  const int status = watch_children(
+      start_srbench({"sweep", dir.file("w.yaml"), "--out", dir.file("r/w.h5"), "--jobs", "1"}, dir.file("log")), seen);
+  INFO(srbench::test::read_file(dir.file("log")));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto suite = read_suite_file(dir.file("r/w.h5"));
+  REQUIRE(suite.runs.size() == kRuns);
+  for (const auto& r : suite.runs) CHECK(r.status == "ok");
+  CHECK(seen.size() == 1);  // a process per run would show up to 12
+
+  // Four runs of about a second, the first worker killed 0.3 s after it started: in a run.
+  srbench::test::write_file(dir.file("k.yaml"), srbench::test::tiny_suite({.name = "k", .seeds = "[0]", .steps = 2500,
+                                                                           .eval_every = 500}));
+  std::set<pid_t> workers;
+  const int killed_status = watch_children(
+      start_srbench({"sweep", dir.file("k.yaml"), "--out", dir.file("k/k.h5"), "--jobs", "1"}, dir.file("log2")),
+      workers, 300);
+  INFO(srbench::test::read_file(dir.file("log2")));
+  REQUIRE(WIFEXITED(killed_status));
+  CHECK(WEXITSTATUS(killed_status) == 3);  // a run failed
+  const auto killed = read_suite_file(dir.file("k/k.h5"));
+  REQUIRE(killed.runs.size() == 4);
+  int failed = 0;
+  for (const auto& r : killed.runs) {
+    if (r.status == "ok") continue;
+    ++failed;
+    CHECK(r.status == "failed");
+    CHECK_THAT(r.message, Catch::Contains("killed by signal 9 (SIGKILL)"));
+  }
+  CHECK(failed == 1);
+  CHECK(workers.size() == 2);
 }
 
 TEST_CASE("signals: a signal the sweep was started with ignored (nohup: SIGHUP) stays ignored",
