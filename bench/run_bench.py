@@ -5,15 +5,16 @@ scripts/bench.sh after a Release build.
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
                  [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
                  [--skip-eval] [--eval-lengths 128,512,1024,2048] [--eval-archs transformer,rnn,lstm,gru]
-                 [--tiny-only]
+                 [--tiny-only] [--torch-core auto|default|NAME]
 
 For each configuration and thread count it runs bench_model and bench/reference_torch.py in
 turn (ours, PyTorch, ours, PyTorch, … so that both see the same noise), each a separate process,
 and prints medians over the repeats: train tokens/s, their ratio, our FLOP utilisation against a
 core's float32 GEMM rate measured in this run (Eigen's 512x512 product, as performance.md defines
 it, and the same product on our own kernel), and peak resident memory (ru_maxrss) of each.
-PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (for its command alone); its
-loss is checked against a run with them set. Then the recurrent models of recurrent.md (rnn, lstm,
+PyTorch runs with OPENBLAS_CORETYPE set to the OpenBLAS kernels of the ISA our build targets
+(SkylakeX for AVX-512, Haswell for AVX2; --torch-core to choose) and OPENBLAS_L2_SIZE unset, for
+its command alone; its loss is checked against a run with the caller's settings. Then the recurrent models of recurrent.md (rnn, lstm,
 gru) against torch.nn.RNN / LSTM / GRU in the same way, with their utilisation against a core's
 FMA peak (bench_model --peak) and GEMM rates. Then our step time as T grows (d_model 128), the
 long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyTorch's forward
@@ -25,6 +26,7 @@ a sweep of 200 tiny runs of 100 steps (runs/hour) and the fixed cost of a run (t
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -50,12 +52,47 @@ def run(cmd, env=None):
     return parse(out[-1])
 
 
-def torch_env(keep_openblas):
+# OpenBLAS chooses its kernels from the CPU's model number; a CPU newer than the library (Debian
+# 12's OpenBLAS 0.3.21 on a Sapphire Rapids Xeon, for one) falls back to its SSE3 "Prescott"
+# kernels, a third of the speed its AVX2 kernels reach there, which would flatter every ratio.
+# So PyTorch runs with OPENBLAS_CORETYPE set to the kernels of the vector width our build targets
+# (SkylakeX for AVX-512, Haswell for AVX2 + FMA): both sides at the same ISA. --torch-core names
+# another core, or `default` for OpenBLAS's own choice; both are printed.
+TORCH_ENV = {}
+
+
+def torch_env(keep_openblas=False):
     env = dict(os.environ)
     if not keep_openblas:
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
+        env.update(TORCH_ENV)
     return env
+
+
+def openblas_core(env):
+    """The kernels OpenBLAS selects under `env` (its OPENBLAS_VERBOSE=2 line `Core: NAME`)."""
+    out = subprocess.run(["/usr/bin/python3", "-c", "import torch; torch.ones(4, 4) @ torch.ones(4, 4)"],
+                         capture_output=True, text=True, env={**env, "OPENBLAS_VERBOSE": "2"})
+    m = re.search(r"Core: (\S+)", out.stderr + out.stdout)
+    return m.group(1) if m else "unknown"
+
+
+def build_isa(srbench):
+    """The widest vector extension the srbench build targets: AVX-512, AVX2 or none."""
+    v = subprocess.run([srbench, "--version"], capture_output=True, text=True).stdout
+    return "AVX-512" if "AVX-512" in v else ("AVX2" if "AVX2" in v else "none")
+
+
+def choose_torch_core(choice, srbench):
+    default = openblas_core(torch_env(False))
+    if choice == "auto":
+        choice = {"AVX-512": "SkylakeX", "AVX2": "Haswell"}.get(build_isa(srbench), "default")
+    if choice != "default":
+        TORCH_ENV["OPENBLAS_CORETYPE"] = choice
+    used = openblas_core(torch_env(False))
+    print(f"PyTorch's OpenBLAS kernels: {used} (OPENBLAS_CORETYPE={TORCH_ENV.get('OPENBLAS_CORETYPE', 'unset')}; "
+          f"OpenBLAS's own choice on this CPU: {default})")
 
 
 def shape_args(d, layers, heads, T, batch):
@@ -239,6 +276,9 @@ def main():
     ap.add_argument("--skip-eval", action="store_true", help="leave out the long-T evaluation rows")
     ap.add_argument("--eval-lengths", default="128,512,1024,2048")
     ap.add_argument("--eval-archs", default="transformer,rnn,lstm,gru", help="the long-T evaluation's models")
+    ap.add_argument("--torch-core", default="auto",
+                    help="OPENBLAS_CORETYPE for PyTorch: auto (the ISA our build targets: SkylakeX or Haswell), "
+                         "default (OpenBLAS's own choice) or a core name")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "bench_model")
     srbench = os.path.join(a.build, "harness", "srbench")
@@ -247,6 +287,7 @@ def main():
     threads = [int(t) for t in a.threads.split(",")]
     t_start = time.time()
     print(machine_line(srbench))
+    choose_torch_core(a.torch_core, srbench)
     if a.tiny_only:
         tiny_suite(srbench, a.repeats)
         return 0
@@ -265,12 +306,13 @@ def main():
     print(f"core FMA peak (bench_model --peak, in CPU time, best of 3; {unit}):  {peak:.1f} GFLOP/s")
 
     configs = [] if a.recurrent_only else [x for x in a.configs.split(",") if x]
-    # PyTorch's loss with the machine's OPENBLAS_* settings and without them: the same model.
+    # PyTorch's loss with the caller's OPENBLAS_* settings and with the kernels chosen above: the
+    # same model, only the speed differs.
     s = CONFIGS["S"]
     l_set = run([py, ref, *shape_args(*s), "--steps", "3"], torch_env(True))["loss"]
     l_unset = run([py, ref, *shape_args(*s), "--steps", "3"], torch_env(False))["loss"]
     ok = abs(l_set - l_unset) <= 1e-4 * abs(l_set)
-    print(f"PyTorch loss after 6 steps, OPENBLAS_* set {l_set:.6f} / unset {l_unset:.6f}: "
+    print(f"PyTorch loss after 6 steps, caller's OPENBLAS_* {l_set:.6f} / chosen kernels {l_unset:.6f}: "
           f"{'same' if ok else 'DIFFERENT'}")
 
     if configs:

@@ -5,6 +5,7 @@
 #   bash scripts/bench.sh [--skip-sweep] [--repeats N] [--steps N] [--configs S,M,L] [--threads 1,2]
 #                         [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--recurrent-only]
 #                         [--skip-eval] [--eval-lengths 128,512,1024,2048] [--eval-archs transformer,rnn,lstm,gru] [--tiny-only]
+#                         [--torch-core auto|default|NAME]
 # The long-T evaluation rows (`srbench eval` beside PyTorch's forward under torch.no_grad(), the
 # time and peak memory of each process) come after the step times as T grows.
 # The recurrent rows (rnn, lstm, gru beside torch.nn.RNN / LSTM / GRU) follow the transformer's;

@@ -1,4 +1,6 @@
+#include <Eigen/Core>
 #include <boost/program_options/errors.hpp>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -70,12 +72,38 @@ void print_usage(std::ostream& os) {
   }
 }
 
+// SRBENCH_EIGEN_CACHE_SIZES=L1,L2,L3 (bytes): the cache sizes Eigen's products block by, instead
+// of those it detects on this machine — so that one machine can check that no number depends on
+// them (scripts/cross-build.sh; docs/harness.md, "The same numbers on every machine"). Returns
+// false (having said why) on a value that is not three positive sizes.
+bool apply_eigen_cache_sizes() {
+  const char* env = std::getenv("SRBENCH_EIGEN_CACHE_SIZES");
+  if (!env) return true;
+  std::ptrdiff_t size[3] = {0, 0, 0};
+  const char* p = env;
+  for (int i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    const long long v = std::strtoll(p, &end, 10);
+    const bool last = i == 2;
+    if (end == p || v <= 0 || v > (1LL << 40) || (last ? *end != '\0' : *end != ',')) {
+      std::cerr << "srbench: SRBENCH_EIGEN_CACHE_SIZES='" << env
+                << "': expected three cache sizes in bytes, L1,L2,L3 (e.g. 32768,1048576,33554432)\n";
+      return false;
+    }
+    size[i] = static_cast<std::ptrdiff_t>(v);
+    p = end + 1;
+  }
+  Eigen::setCpuCacheSizes(size[0], size[1], size[2]);
+  return true;
+}
+
 }  // namespace
 }  // namespace srbench::harness
 
 int main(int argc, char** argv) {
   using namespace srbench::harness;
   srbench::flush_denormals();  // the mode every srbench number is computed in (common/float_mode.hpp)
+  if (!apply_eigen_cache_sizes()) return 2;
   if (argc < 2) {
     print_usage(std::cerr);
     return 2;
@@ -86,7 +114,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {  // the build is what every run file records as its `build`
-    std::cout << "srbench " << srbench::version() << "\nbuild: " << srbench::build_description() << "\n";
+    std::cout << "srbench " << srbench::version() << "\nbuild: " << srbench::build_description() << "\n"
+              << "eigen cache sizes: " << Eigen::l1CacheSize() << "," << Eigen::l2CacheSize() << ","
+              << Eigen::l3CacheSize() << " bytes ("
+              << (std::getenv("SRBENCH_EIGEN_CACHE_SIZES") ? "SRBENCH_EIGEN_CACHE_SIZES" : "detected") << ")\n";
     return 0;
   }
   const Command* command = nullptr;
