@@ -1,0 +1,276 @@
+#include "model/mamba_mixer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "model/layers.hpp"
+#include "model/parallel.hpp"
+#include "model/recurrent_kernels.hpp"
+
+namespace srbench::model {
+
+namespace {
+
+using recurrent::exp_nonpositive_;
+using recurrent::sigmoid_;
+
+template <typename S>
+S silu(S v) {
+  return v * sigmoid_(v);
+}
+// d SiLU / dv = σ(v)·(1 + v·(1 − σ(v)))
+template <typename S>
+S silu_grad(S v) {
+  const S s = sigmoid_(v);
+  return s * (S(1) + v * (S(1) - s));
+}
+// softplus(v) = log(1 + e^v), v for v > 20 (PyTorch's threshold); its derivative σ(v) (1 above 20).
+template <typename S>
+S softplus(S v) {
+  return v > S(20) ? v : std::log1p(std::exp(v));
+}
+template <typename S>
+S softplus_grad(S v) {
+  return v > S(20) ? S(1) : sigmoid_(v);
+}
+
+int chunks_of(int T) { return (T + MambaMixer<float>::kChunk - 1) / MambaMixer<float>::kChunk; }
+
+template <typename S>
+void grow(std::vector<S>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+}
+
+// Sequences whose scan is worth a parallel region.
+bool parallel_scan(const MambaDims& m) {
+  return m.B > 1 && static_cast<int64_t>(m.B) * m.T * m.E * m.N >= (1 << 15);
+}
+
+}  // namespace
+
+template <typename S>
+int64_t MambaMixer<S>::floats(const MambaDims& m, bool need_grads, int) {
+  const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N;
+  int64_t f = n * (2 * E + 6 * E + W + m.R) + E * m.N + static_cast<int64_t>(m.B) * (chunks_of(m.T) + 1) * E * m.N;
+  if (need_grads)
+    f += n * (4 * E + W + m.R + 2 * E + E) +
+         static_cast<int64_t>(m.B) * (E * m.N + E + E * m.K + E + kChunk * E * m.N + E * m.N);
+  return f;
+}
+
+template <typename S>
+void MambaMixer<S>::reserve(const MambaDims& m, bool need_grads) {
+  const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N, B = m.B;
+  grow(xz_, n * 2 * E), grow(xc_, n * E), grow(x_, n * E), grow(dbl_, n * W), grow(din_, n * m.R);
+  grow(dtraw_, n * E), grow(delta_, n * E), grow(A_, E * m.N), grow(y_, n * E), grow(gated_, n * E);
+  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * E * m.N);
+  if (!need_grads) return;
+  grow(dgated_, n * E), grow(dy_, n * E), grow(dx_, n * E), grow(ddelta_, n * E), grow(ddbl_, n * W);
+  grow(ddin_, n * m.R), grow(dxz_, n * 2 * E), grow(dxc_, n * E);
+  grow(dA_, B * E * m.N), grow(dD_, B * E), grow(dconv_w_, B * E * m.K), grow(dconv_b_, B * E);
+  grow(states_, B * kChunk * E * m.N), grow(ds_, B * E * m.N);
+}
+
+template <typename S>
+void MambaMixer<S>::forward(S* out, const S* u, const MambaWeights<S>& w, const MambaDims& m) {
+  const int T = m.T, E = m.E, N = m.N, R = m.R, K = m.K, W = R + 2 * N;
+  const int64_t n = m.rows();
+  matmul_forward(xz_.data(), u, w.in_proj, static_cast<const S*>(nullptr), static_cast<int>(n), m.d, 2 * E);
+  // x = SiLU(conv(x̃)): position t reads x̃ at t−K+1 … t of its own sequence
+  parallel_for(m.B, parallel_scan(m), [&](int b) {
+    for (int t = 0; t < T; ++t) {
+      const int64_t row = static_cast<int64_t>(b) * T + t;
+      for (int e = 0; e < E; ++e) {
+        S acc = w.conv_b[e];
+        for (int i = std::max(0, K - 1 - t); i < K; ++i)
+          acc += w.conv_w[e * K + i] * xz_[(row - (K - 1) + i) * 2 * E + e];
+        xc_[row * E + e] = acc;
+        x_[row * E + e] = silu(acc);
+      }
+    }
+  });
+  matmul_forward(dbl_.data(), x_.data(), w.x_proj, static_cast<const S*>(nullptr), static_cast<int>(n), E, W);
+  for (int64_t r = 0; r < n; ++r) std::memcpy(&din_[r * R], &dbl_[r * W], sizeof(S) * R);
+  matmul_forward(dtraw_.data(), din_.data(), w.dt_w, w.dt_b, static_cast<int>(n), R, E);
+  for (int64_t i = 0; i < n * E; ++i) delta_[i] = softplus(dtraw_[i]);
+  for (int64_t i = 0; i < static_cast<int64_t>(E) * N; ++i) A_[i] = -std::exp(w.A_log[i]);
+  const int C = chunks_of(T);
+  parallel_for(m.B, parallel_scan(m), [&](int b) {
+    S* s = &run_[static_cast<int64_t>(b) * E * N];  // the running state
+    std::fill(s, s + static_cast<int64_t>(E) * N, S(0));
+    for (int t = 0; t < T; ++t) {
+      if (t % kChunk == 0)  // the state before the chunk that starts here
+        std::memcpy(&saved_[(static_cast<int64_t>(b) * C + t / kChunk) * E * N], s, sizeof(S) * E * N);
+      const int64_t row = static_cast<int64_t>(b) * T + t;
+      const S* dl = &delta_[row * E];
+      const S* xr = &x_[row * E];
+      const S* Bm = &dbl_[row * W + R];
+      const S* Cm = Bm + N;
+      for (int e = 0; e < E; ++e) {
+        const S dx = dl[e] * xr[e];
+        S* se = s + static_cast<int64_t>(e) * N;
+        const S* Ae = &A_[static_cast<int64_t>(e) * N];
+        S acc = 0;
+        for (int k = 0; k < N; ++k) {
+          S a = exp_nonpositive_(dl[e] * Ae[k]);
+          if (m.signed_eigenvalues) a = S(2) * a - S(1);
+          se[k] = a * se[k] + dx * Bm[k];
+          acc += se[k] * Cm[k];
+        }
+        y_[row * E + e] = acc + w.D[e] * xr[e];
+      }
+    }
+  });
+  for (int64_t r = 0; r < n; ++r)
+    for (int e = 0; e < E; ++e) gated_[r * E + e] = y_[r * E + e] * silu(xz_[r * 2 * E + E + e]);
+  matmul_forward(out, gated_.data(), w.out_proj, static_cast<const S*>(nullptr), static_cast<int>(n), E, m.d);
+}
+
+// The scan backward, chunk by chunk from the last (each chunk's states recomputed from the
+// state saved before it): dΔ (before softplus′), dB and dC into ddbl_, dx's Δ⊙x and D⊙x terms,
+// and per sequence dA and dD. dy_ holds ∂loss/∂y.
+template <typename S>
+void MambaMixer<S>::scan_backward(const MambaWeights<S>& w, const MambaDims& m) {
+  const int T = m.T, E = m.E, N = m.N, R = m.R, W = R + 2 * N, C = chunks_of(T);
+  const int64_t EN = static_cast<int64_t>(E) * N;
+  parallel_for(m.B, parallel_scan(m), [&](int b) {
+    S* ds = &ds_[b * EN];
+    S* dA = &dA_[b * EN];
+    S* dD = &dD_[static_cast<int64_t>(b) * E];
+    S* st = &states_[static_cast<int64_t>(b) * kChunk * EN];
+    std::fill(ds, ds + EN, S(0));
+    std::fill(dA, dA + EN, S(0));
+    std::fill(dD, dD + E, S(0));
+    for (int c = C - 1; c >= 0; --c) {
+      const int t0 = c * kChunk, t1 = std::min(T, t0 + kChunk);
+      const S* start = &saved_[(static_cast<int64_t>(b) * C + c) * EN];
+      for (int t = t0; t < t1; ++t) {  // the chunk's states again, as forward computed them
+        const int64_t row = static_cast<int64_t>(b) * T + t;
+        const S* prev = t == t0 ? start : st + (t - t0 - 1) * EN;
+        S* cur = st + (t - t0) * EN;
+        const S* dl = &delta_[row * E];
+        const S* xr = &x_[row * E];
+        const S* Bm = &dbl_[row * W + R];
+        for (int e = 0; e < E; ++e) {
+          const S dx = dl[e] * xr[e];
+          for (int k = 0; k < N; ++k) {
+            S a = exp_nonpositive_(dl[e] * A_[e * N + k]);
+            if (m.signed_eigenvalues) a = S(2) * a - S(1);
+            cur[e * N + k] = a * prev[e * N + k] + dx * Bm[k];
+          }
+        }
+      }
+      for (int t = t1 - 1; t >= t0; --t) {
+        const int64_t row = static_cast<int64_t>(b) * T + t;
+        const S* cur = st + (t - t0) * EN;
+        const S* prev = t == t0 ? start : st + (t - t0 - 1) * EN;
+        const S* dl = &delta_[row * E];
+        const S* xr = &x_[row * E];
+        const S* Bm = &dbl_[row * W + R];
+        const S* Cm = Bm + N;
+        const S* dyr = &dy_[row * E];
+        S* dB = &ddbl_[row * W + R];
+        S* dC = dB + N;
+        for (int k = 0; k < N; ++k) {  // y = s C: dC = Σ_e dy_e s_e
+          S acc = 0;
+          for (int e = 0; e < E; ++e) acc += dyr[e] * cur[e * N + k];
+          dC[k] = acc;
+          dB[k] = 0;
+        }
+        for (int e = 0; e < E; ++e) {
+          const S dxe = dl[e] * xr[e];
+          S d_dx = 0, d_delta = 0;
+          for (int k = 0; k < N; ++k) {
+            const int64_t i = static_cast<int64_t>(e) * N + k;
+            ds[i] += dyr[e] * Cm[k];
+            const S a = exp_nonpositive_(dl[e] * A_[i]);
+            const S abar = m.signed_eigenvalues ? S(2) * a - S(1) : a;
+            // Ā = exp(Δ·A) (or 2·exp(Δ·A) − 1): ∂Ā/∂(Δ·A) = a (or 2a)
+            const S dprod = ds[i] * prev[i] * (m.signed_eigenvalues ? S(2) * a : a);
+            d_delta += dprod * A_[i];
+            dA[i] += dprod * dl[e];
+            d_dx += ds[i] * Bm[k];
+            dB[k] += ds[i] * dxe;
+            ds[i] *= abar;
+          }
+          // Δ⊙x: dΔ += d(Δx)·x, dx = d(Δx)·Δ; and y's D⊙x term
+          ddelta_[row * E + e] = d_delta + d_dx * xr[e];
+          dx_[row * E + e] = d_dx * dl[e] + dyr[e] * w.D[e];
+          dD[e] += dyr[e] * xr[e];
+        }
+      }
+    }
+  });
+}
+
+// x̃ → conv: dx̃ into dxz_'s first half from dxc_ (∂loss/∂conv(x̃)); per sequence the conv's
+// weight and bias gradients.
+template <typename S>
+void MambaMixer<S>::conv_backward(const MambaWeights<S>& w, const MambaDims& m) {
+  const int T = m.T, E = m.E, K = m.K;
+  parallel_for(m.B, parallel_scan(m), [&](int b) {
+    S* dw = &dconv_w_[static_cast<int64_t>(b) * E * K];
+    S* db = &dconv_b_[static_cast<int64_t>(b) * E];
+    std::fill(dw, dw + static_cast<int64_t>(E) * K, S(0));
+    std::fill(db, db + E, S(0));
+    for (int t = 0; t < T; ++t) {
+      const int64_t row = static_cast<int64_t>(b) * T + t;
+      for (int e = 0; e < E; ++e) {
+        // x̃ at t is read by the conv outputs at t … t+K−1 (tap K−1−j at output t+j)
+        S acc = 0;
+        for (int j = 0; j < K && t + j < T; ++j) acc += dxc_[(row + j) * E + e] * w.conv_w[e * K + (K - 1 - j)];
+        dxz_[row * 2 * E + e] = acc;
+        const S dc = dxc_[row * E + e];
+        db[e] += dc;
+        for (int i = std::max(0, K - 1 - t); i < K; ++i) dw[e * K + i] += dc * xz_[(row - (K - 1) + i) * 2 * E + e];
+      }
+    }
+  });
+}
+
+template <typename S>
+void MambaMixer<S>::backward(S* du, const MambaGrads<S>& g, const S* dout, const S* u, const MambaWeights<S>& w,
+                             const MambaDims& m) {
+  const int E = m.E, N = m.N, R = m.R, K = m.K, W = R + 2 * N;
+  const int64_t n = m.rows(), EN = static_cast<int64_t>(E) * N;
+  // out = W_out·gated
+  matmul_backward(dgated_.data(), g.out_proj, static_cast<S*>(nullptr), dout, gated_.data(), w.out_proj,
+                  static_cast<int>(n), E, m.d);
+  // gated = y ⊙ SiLU(z): dy, and dz into dxz's second half
+  for (int64_t r = 0; r < n; ++r)
+    for (int e = 0; e < E; ++e) {
+      const S z = xz_[r * 2 * E + E + e], dg = dgated_[r * E + e];
+      dy_[r * E + e] = dg * silu(z);
+      dxz_[r * 2 * E + E + e] = dg * y_[r * E + e] * silu_grad(z);
+    }
+  scan_backward(w, m);
+  for (int e = 0; e < E; ++e)  // sums over the sequences, in order
+    for (int b = 0; b < m.B; ++b) g.D[e] += dD_[static_cast<int64_t>(b) * E + e];
+  for (int64_t i = 0; i < EN; ++i) {
+    S acc = 0;
+    for (int b = 0; b < m.B; ++b) acc += dA_[b * EN + i];
+    g.A_log[i] += acc * A_[i];  // A = −exp(A_log): ∂A/∂A_log = A
+  }
+  // Δ = softplus(W_dt δ + b)
+  for (int64_t i = 0; i < n * E; ++i) ddelta_[i] *= softplus_grad(dtraw_[i]);
+  matmul_backward(ddin_.data(), g.dt_w, g.dt_b, ddelta_.data(), din_.data(), w.dt_w, static_cast<int>(n), R, E);
+  for (int64_t r = 0; r < n; ++r) std::memcpy(&ddbl_[r * W], &ddin_[r * R], sizeof(S) * R);
+  // [δ ; B ; C] = W_x x: dx += ddbl·W_x (into dxc_ first, then added)
+  matmul_backward(dxc_.data(), g.x_proj, static_cast<S*>(nullptr), ddbl_.data(), x_.data(), w.x_proj,
+                  static_cast<int>(n), E, W);
+  for (int64_t i = 0; i < n * E; ++i) dxc_[i] = (dxc_[i] + dx_[i]) * silu_grad(xc_[i]);
+  conv_backward(w, m);
+  for (int64_t i = 0; i < static_cast<int64_t>(E) * K; ++i)
+    for (int b = 0; b < m.B; ++b) g.conv_w[i] += dconv_w_[static_cast<int64_t>(b) * E * K + i];
+  for (int e = 0; e < E; ++e)
+    for (int b = 0; b < m.B; ++b) g.conv_b[e] += dconv_b_[static_cast<int64_t>(b) * E + e];
+  matmul_backward(du, g.in_proj, static_cast<S*>(nullptr), dxz_.data(), u, w.in_proj, static_cast<int>(n), m.d,
+                  2 * E);
+}
+
+template class MambaMixer<float>;
+template class MambaMixer<double>;
+
+}  // namespace srbench::model
