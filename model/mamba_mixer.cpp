@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "model/fastmath.hpp"
 #include "model/layers.hpp"
 #include "model/parallel.hpp"
 #include "model/recurrent_kernels.hpp"
@@ -43,6 +44,56 @@ void grow(std::vector<S>& v, int64_t n) {
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
 }
 
+
+// The scan's inner loops, one state row k (E channels) at a time, on pointers that do not alias
+// (so that they vectorise). Ā = c2·exp(Δ·A) − c1: c2 = 2, c1 = 1 for signed eigenvalues, c2 = 1,
+// c1 = 0 (exactly exp(Δ·A)) for positive ones.
+
+// s_k = Ā s_k + (Δ⊙x) B_k; y += s_k C_k.
+template <typename S>
+inline void scan_row(S* __restrict sk, S* __restrict acc, const S* __restrict dl, const S* __restrict Ak,
+                     const S* __restrict dx, S bk, S ck, S c2, S c1, int E) {
+  for (int e = 0; e < E; ++e) {
+    const S a = c2 * exp_nonpositive_(dl[e] * Ak[e]) - c1;
+    sk[e] = a * sk[e] + dx[e] * bk;
+    acc[e] += sk[e] * ck;
+  }
+}
+
+// The same step again in backward, from the previous state, keeping exp(Δ·A).
+template <typename S>
+inline void rescan_row(S* __restrict cur, S* __restrict ex, const S* __restrict prev, const S* __restrict dl,
+                       const S* __restrict Ak, const S* __restrict dx, S bk, S c2, S c1, int E) {
+  for (int e = 0; e < E; ++e) {
+    const S a = exp_nonpositive_(dl[e] * Ak[e]);
+    ex[e] = a;
+    cur[e] = (c2 * a - c1) * prev[e] + dx[e] * bk;
+  }
+}
+
+// Back through s_k = Ā s_{k,prev} + (Δ⊙x) B_k with ds_k = ∂/∂s_k: ∂/∂Δ through Ā, ∂/∂A (per
+// sequence), ∂/∂(Δ⊙x), and ds_k becomes ∂/∂s_{k,prev}. ∂Ā/∂(Δ·A) = c2·exp(Δ·A).
+template <typename S>
+inline void unscan_row(S* __restrict dsk, S* __restrict d_delta, S* __restrict dA, S* __restrict d_dx,
+                       const S* __restrict ex, const S* __restrict prev, const S* __restrict Ak,
+                       const S* __restrict dl, S bk, S c2, S c1, int E) {
+  for (int e = 0; e < E; ++e) {
+    const S a = ex[e];
+    const S dprod = dsk[e] * prev[e] * (c2 * a);
+    d_delta[e] += dprod * Ak[e];
+    dA[e] += dprod * dl[e];
+    d_dx[e] += dsk[e] * bk;
+    dsk[e] *= c2 * a - c1;
+  }
+}
+
+// ds_k += dy·C_k
+template <typename S>
+inline void add_scaled(S* __restrict ds, const S* __restrict dy, S c, int E) {
+  for (int e = 0; e < E; ++e) ds[e] += dy[e] * c;
+}
+
+
 // Sequences whose scan is worth a parallel region.
 bool parallel_scan(const MambaDims& m) {
   return m.B > 1 && static_cast<int64_t>(m.B) * m.T * m.E * m.N >= (1 << 15);
@@ -53,10 +104,11 @@ bool parallel_scan(const MambaDims& m) {
 template <typename S>
 int64_t MambaMixer<S>::floats(const MambaDims& m, bool need_grads, int) {
   const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N;
-  int64_t f = n * (2 * E + 6 * E + W + m.R) + E * m.N + static_cast<int64_t>(m.B) * (chunks_of(m.T) + 1) * E * m.N;
+  int64_t f = n * (2 * E + 6 * E + W + m.R) + E * m.N +
+              static_cast<int64_t>(m.B) * ((chunks_of(m.T) + 1) * E * m.N + 2 * E);
   if (need_grads)
     f += n * (4 * E + W + m.R + 2 * E + E) +
-         static_cast<int64_t>(m.B) * (E * m.N + E + E * m.K + E + kChunk * E * m.N + E * m.N);
+         static_cast<int64_t>(m.B) * (E * m.N + E + E * m.K + E + 2 * kChunk * E * m.N + E * m.N + 3 * E);
   return f;
 }
 
@@ -65,12 +117,13 @@ void MambaMixer<S>::reserve(const MambaDims& m, bool need_grads) {
   const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N, B = m.B;
   grow(xz_, n * 2 * E), grow(xc_, n * E), grow(x_, n * E), grow(dbl_, n * W), grow(din_, n * m.R);
   grow(dtraw_, n * E), grow(delta_, n * E), grow(A_, E * m.N), grow(y_, n * E), grow(gated_, n * E);
-  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * E * m.N);
+  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * (E * m.N + 2 * E));
   if (!need_grads) return;
   grow(dgated_, n * E), grow(dy_, n * E), grow(dx_, n * E), grow(ddelta_, n * E), grow(ddbl_, n * W);
   grow(ddin_, n * m.R), grow(dxz_, n * 2 * E), grow(dxc_, n * E);
   grow(dA_, B * E * m.N), grow(dD_, B * E), grow(dconv_w_, B * E * m.K), grow(dconv_b_, B * E);
-  grow(states_, B * kChunk * E * m.N), grow(ds_, B * E * m.N);
+  grow(states_, B * kChunk * E * m.N), grow(exps_, B * kChunk * E * m.N), grow(ds_, B * E * m.N);
+  grow(vecs_, B * 3 * E);
 }
 
 template <typename S>
@@ -95,32 +148,28 @@ void MambaMixer<S>::forward(S* out, const S* u, const MambaWeights<S>& w, const 
   for (int64_t r = 0; r < n; ++r) std::memcpy(&din_[r * R], &dbl_[r * W], sizeof(S) * R);
   matmul_forward(dtraw_.data(), din_.data(), w.dt_w, w.dt_b, static_cast<int>(n), R, E);
   for (int64_t i = 0; i < n * E; ++i) delta_[i] = softplus(dtraw_[i]);
-  for (int64_t i = 0; i < static_cast<int64_t>(E) * N; ++i) A_[i] = -std::exp(w.A_log[i]);
+  for (int e = 0; e < E; ++e)  // A transposed, (N, E): the scan runs along channels
+    for (int k = 0; k < N; ++k) A_[static_cast<int64_t>(k) * E + e] = -std::exp(w.A_log[static_cast<int64_t>(e) * N + k]);
   const int C = chunks_of(T);
+  const int64_t EN = static_cast<int64_t>(E) * N;
+  const S c2 = m.signed_eigenvalues ? S(2) : S(1), c1 = m.signed_eigenvalues ? S(1) : S(0);
   parallel_for(m.B, parallel_scan(m), [&](int b) {
-    S* s = &run_[static_cast<int64_t>(b) * E * N];  // the running state
-    std::fill(s, s + static_cast<int64_t>(E) * N, S(0));
+    S* s = &run_[static_cast<int64_t>(b) * (EN + 2 * E)];  // the running state (N, E), then Δ⊙x and y's sum
+    S* dx = s + EN;
+    S* acc = dx + E;
+    std::fill(s, s + EN, S(0));
     for (int t = 0; t < T; ++t) {
       if (t % kChunk == 0)  // the state before the chunk that starts here
-        std::memcpy(&saved_[(static_cast<int64_t>(b) * C + t / kChunk) * E * N], s, sizeof(S) * E * N);
+        std::memcpy(&saved_[(static_cast<int64_t>(b) * C + t / kChunk) * EN], s, sizeof(S) * EN);
       const int64_t row = static_cast<int64_t>(b) * T + t;
       const S* dl = &delta_[row * E];
       const S* xr = &x_[row * E];
       const S* Bm = &dbl_[row * W + R];
       const S* Cm = Bm + N;
-      for (int e = 0; e < E; ++e) {
-        const S dx = dl[e] * xr[e];
-        S* se = s + static_cast<int64_t>(e) * N;
-        const S* Ae = &A_[static_cast<int64_t>(e) * N];
-        S acc = 0;
-        for (int k = 0; k < N; ++k) {
-          S a = exp_nonpositive_(dl[e] * Ae[k]);
-          if (m.signed_eigenvalues) a = S(2) * a - S(1);
-          se[k] = a * se[k] + dx * Bm[k];
-          acc += se[k] * Cm[k];
-        }
-        y_[row * E + e] = acc + w.D[e] * xr[e];
-      }
+      for (int e = 0; e < E; ++e) dx[e] = dl[e] * xr[e], acc[e] = 0;
+      for (int k = 0; k < N; ++k)  // y_e = Σ_k s_ke C_k, summed in k order
+        scan_row(s + static_cast<int64_t>(k) * E, acc, dl, &A_[static_cast<int64_t>(k) * E], dx, Bm[k], Cm[k], c2, c1, E);
+      for (int e = 0; e < E; ++e) y_[row * E + e] = acc[e] + w.D[e] * xr[e];
     }
   });
   for (int64_t r = 0; r < n; ++r)
@@ -135,11 +184,16 @@ template <typename S>
 void MambaMixer<S>::scan_backward(const MambaWeights<S>& w, const MambaDims& m) {
   const int T = m.T, E = m.E, N = m.N, R = m.R, W = R + 2 * N, C = chunks_of(T);
   const int64_t EN = static_cast<int64_t>(E) * N;
+  const S c2 = m.signed_eigenvalues ? S(2) : S(1), c1 = m.signed_eigenvalues ? S(1) : S(0);
   parallel_for(m.B, parallel_scan(m), [&](int b) {
     S* ds = &ds_[b * EN];
     S* dA = &dA_[b * EN];
     S* dD = &dD_[static_cast<int64_t>(b) * E];
-    S* st = &states_[static_cast<int64_t>(b) * kChunk * EN];
+    S* st = &states_[static_cast<int64_t>(b) * kChunk * EN];  // the chunk's states (N, E) each
+    S* ex = &exps_[static_cast<int64_t>(b) * kChunk * EN];    // and their exp(Δ·A)
+    S* dx = &vecs_[static_cast<int64_t>(b) * 3 * E];          // Δ⊙x
+    S* d_dx = dx + E;                                          // ∂/∂(Δ⊙x)
+    S* d_delta = d_dx + E;                                     // ∂/∂Δ through Ā
     std::fill(ds, ds + EN, S(0));
     std::fill(dA, dA + EN, S(0));
     std::fill(dD, dD + E, S(0));
@@ -150,22 +204,21 @@ void MambaMixer<S>::scan_backward(const MambaWeights<S>& w, const MambaDims& m) 
         const int64_t row = static_cast<int64_t>(b) * T + t;
         const S* prev = t == t0 ? start : st + (t - t0 - 1) * EN;
         S* cur = st + (t - t0) * EN;
+        S* e_t = ex + (t - t0) * EN;
         const S* dl = &delta_[row * E];
         const S* xr = &x_[row * E];
         const S* Bm = &dbl_[row * W + R];
-        for (int e = 0; e < E; ++e) {
-          const S dx = dl[e] * xr[e];
-          for (int k = 0; k < N; ++k) {
-            S a = exp_nonpositive_(dl[e] * A_[e * N + k]);
-            if (m.signed_eigenvalues) a = S(2) * a - S(1);
-            cur[e * N + k] = a * prev[e * N + k] + dx * Bm[k];
-          }
+        for (int e = 0; e < E; ++e) dx[e] = dl[e] * xr[e];
+        for (int k = 0; k < N; ++k) {
+          const int64_t o = static_cast<int64_t>(k) * E;
+          rescan_row(cur + o, e_t + o, prev + o, dl, &A_[o], dx, Bm[k], c2, c1, E);
         }
       }
       for (int t = t1 - 1; t >= t0; --t) {
         const int64_t row = static_cast<int64_t>(b) * T + t;
         const S* cur = st + (t - t0) * EN;
         const S* prev = t == t0 ? start : st + (t - t0 - 1) * EN;
+        const S* e_t = ex + (t - t0) * EN;
         const S* dl = &delta_[row * E];
         const S* xr = &x_[row * E];
         const S* Bm = &dbl_[row * W + R];
@@ -173,31 +226,21 @@ void MambaMixer<S>::scan_backward(const MambaWeights<S>& w, const MambaDims& m) 
         const S* dyr = &dy_[row * E];
         S* dB = &ddbl_[row * W + R];
         S* dC = dB + N;
-        for (int k = 0; k < N; ++k) {  // y = s C: dC = Σ_e dy_e s_e
-          S acc = 0;
-          for (int e = 0; e < E; ++e) acc += dyr[e] * cur[e * N + k];
-          dC[k] = acc;
-          dB[k] = 0;
+        for (int e = 0; e < E; ++e) dx[e] = dl[e] * xr[e], d_dx[e] = 0, d_delta[e] = 0;
+        for (int k = 0; k < N; ++k) {
+          const int64_t o = static_cast<int64_t>(k) * E;
+          S* dsk = ds + o;
+          // y = s C: dC_k = Σ_e dy_e s_ke; the state's gradient takes dy C
+          dC[k] = fastmath::lane_sum<S>(E, [&](int64_t e) { return dyr[e] * cur[o + e]; });
+          add_scaled(dsk, dyr, Cm[k], E);
+          // s_t = Ā s_{t−1} + (Δ⊙x) B: dB_k = Σ_e ds_ke (Δx)_e
+          dB[k] = fastmath::lane_sum<S>(E, [&](int64_t e) { return dsk[e] * dx[e]; });
+          unscan_row(dsk, d_delta, dA + o, d_dx, e_t + o, prev + o, &A_[o], dl, Bm[k], c2, c1, E);
         }
         for (int e = 0; e < E; ++e) {
-          const S dxe = dl[e] * xr[e];
-          S d_dx = 0, d_delta = 0;
-          for (int k = 0; k < N; ++k) {
-            const int64_t i = static_cast<int64_t>(e) * N + k;
-            ds[i] += dyr[e] * Cm[k];
-            const S a = exp_nonpositive_(dl[e] * A_[i]);
-            const S abar = m.signed_eigenvalues ? S(2) * a - S(1) : a;
-            // Ā = exp(Δ·A) (or 2·exp(Δ·A) − 1): ∂Ā/∂(Δ·A) = a (or 2a)
-            const S dprod = ds[i] * prev[i] * (m.signed_eigenvalues ? S(2) * a : a);
-            d_delta += dprod * A_[i];
-            dA[i] += dprod * dl[e];
-            d_dx += ds[i] * Bm[k];
-            dB[k] += ds[i] * dxe;
-            ds[i] *= abar;
-          }
           // Δ⊙x: dΔ += d(Δx)·x, dx = d(Δx)·Δ; and y's D⊙x term
-          ddelta_[row * E + e] = d_delta + d_dx * xr[e];
-          dx_[row * E + e] = d_dx * dl[e] + dyr[e] * w.D[e];
+          ddelta_[row * E + e] = d_delta[e] + d_dx[e] * xr[e];
+          dx_[row * E + e] = d_dx[e] * dl[e] + dyr[e] * w.D[e];
           dD[e] += dyr[e] * xr[e];
         }
       }
@@ -248,11 +291,13 @@ void MambaMixer<S>::backward(S* du, const MambaGrads<S>& g, const S* dout, const
   scan_backward(w, m);
   for (int e = 0; e < E; ++e)  // sums over the sequences, in order
     for (int b = 0; b < m.B; ++b) g.D[e] += dD_[static_cast<int64_t>(b) * E + e];
-  for (int64_t i = 0; i < EN; ++i) {
-    S acc = 0;
-    for (int b = 0; b < m.B; ++b) acc += dA_[b * EN + i];
-    g.A_log[i] += acc * A_[i];  // A = −exp(A_log): ∂A/∂A_log = A
-  }
+  for (int e = 0; e < E; ++e)
+    for (int k = 0; k < N; ++k) {  // A_log (E, N); A_ and dA_ are (N, E)
+      const int64_t i = static_cast<int64_t>(k) * E + e;
+      S acc = 0;
+      for (int b = 0; b < m.B; ++b) acc += dA_[b * EN + i];
+      g.A_log[static_cast<int64_t>(e) * N + k] += acc * A_[i];  // A = −exp(A_log): ∂A/∂A_log = A
+    }
   // Δ = softplus(W_dt δ + b)
   for (int64_t i = 0; i < n * E; ++i) ddelta_[i] *= softplus_grad(dtraw_[i]);
   matmul_backward(ddin_.data(), g.dt_w, g.dt_b, ddelta_.data(), din_.data(), w.dt_w, static_cast<int>(n), R, E);

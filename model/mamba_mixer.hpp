@@ -11,7 +11,8 @@
 //   s_t     = Ā_t ⊙ s_{t−1} + (Δ_t ⊙ x_t) ⊗ B_t,   y_t = s_t C_t + D ⊙ x_t
 //   out     = W_out (y ⊙ SiLU(z))    out_proj (d, E)
 //
-// The scan keeps the state s (E × N per sequence) only at every kChunk-th position; backward
+// The scan keeps the state s (N × E per sequence: vectors along channels) only at every
+// kChunk-th position; backward
 // recomputes the states of one chunk at a time from there, so training memory grows as
 // T·E·N / kChunk rather than T·E·N. Threads: the scan splits over sequences, each sequence's
 // parameter gradients kept apart and summed in sequence order afterwards, so the numbers do
@@ -69,16 +70,17 @@ class MambaMixer {
   std::vector<S> din_;    // (N, R): δ, contiguous
   std::vector<S> dtraw_;  // (N, E): W_dt δ + b
   std::vector<S> delta_;  // (N, E): Δ
-  std::vector<S> A_;      // (E, N): −exp(A_log)
+  std::vector<S> A_;      // (N, E): −exp(A_log), transposed (the scan runs along channels)
   std::vector<S> y_;      // (N, E): s C + D x
   std::vector<S> gated_;  // (N, E): y ⊙ SiLU(z)
-  std::vector<S> saved_;  // (B, chunks, E, N): the state before each chunk's first position
-  std::vector<S> run_;    // (B, E, N): the scan's running state
+  std::vector<S> saved_;  // (B, chunks, N, E): the state before each chunk's first position
+  std::vector<S> run_;    // per sequence: the scan's running state (N, E), Δ⊙x (E), y's sum (E)
   // backward
   std::vector<S> dgated_, dy_, dx_, ddelta_, ddbl_, ddin_, dxz_, dxc_;
-  std::vector<S> dA_, dD_, dconv_w_, dconv_b_;  // per sequence: (B, E·N), (B, E), (B, E·κ), (B, E)
-  std::vector<S> states_;                        // per sequence: one chunk of states (kChunk, E, N)
-  std::vector<S> ds_;                            // per sequence: the state's gradient (E, N)
+  std::vector<S> dA_, dD_, dconv_w_, dconv_b_;  // per sequence: (B, N·E), (B, E), (B, E·κ), (B, E)
+  std::vector<S> states_, exps_;                 // per sequence: one chunk of states and exp(Δ·A) (kChunk, N, E)
+  std::vector<S> ds_;                            // per sequence: the state's gradient (N, E)
+  std::vector<S> vecs_;                          // per sequence: three vectors of E
 };
 
 }  // namespace srbench::model
