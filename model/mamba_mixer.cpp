@@ -87,6 +87,15 @@ inline void unscan_row(S* __restrict dsk, S* __restrict d_delta, S* __restrict d
   }
 }
 
+// acc += a ⊙ b along E channels (b null: acc += a).
+template <typename S>
+inline void multiply_add(S* __restrict acc, const S* __restrict a, const S* __restrict b, int E) {
+  if (b)
+    for (int e = 0; e < E; ++e) acc[e] += a[e] * b[e];
+  else
+    for (int e = 0; e < E; ++e) acc[e] += a[e];
+}
+
 // ds_k += dy·C_k
 template <typename S>
 inline void add_scaled(S* __restrict ds, const S* __restrict dy, S c, int E) {
@@ -105,7 +114,7 @@ template <typename S>
 int64_t MambaMixer<S>::floats(const MambaDims& m, bool need_grads, int) {
   const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N;
   int64_t f = n * (2 * E + 6 * E + W + m.R) + E * m.N +
-              static_cast<int64_t>(m.B) * ((chunks_of(m.T) + 1) * E * m.N + 2 * E);
+              static_cast<int64_t>(m.B) * ((chunks_of(m.T) + 1) * E * m.N + 2 * E) + E * m.K;
   if (need_grads)
     f += n * (4 * E + W + m.R + 2 * E + E) +
          static_cast<int64_t>(m.B) * (E * m.N + E + E * m.K + E + 2 * kChunk * E * m.N + E * m.N + 3 * E);
@@ -117,7 +126,7 @@ void MambaMixer<S>::reserve(const MambaDims& m, bool need_grads) {
   const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N, B = m.B;
   grow(xz_, n * 2 * E), grow(xc_, n * E), grow(x_, n * E), grow(dbl_, n * W), grow(din_, n * m.R);
   grow(dtraw_, n * E), grow(delta_, n * E), grow(A_, E * m.N), grow(y_, n * E), grow(gated_, n * E);
-  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * (E * m.N + 2 * E));
+  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * (E * m.N + 2 * E)), grow(conv_t_, E * m.K);
   if (!need_grads) return;
   grow(dgated_, n * E), grow(dy_, n * E), grow(dx_, n * E), grow(ddelta_, n * E), grow(ddbl_, n * W);
   grow(ddin_, n * m.R), grow(dxz_, n * 2 * E), grow(dxc_, n * E);
@@ -131,19 +140,20 @@ void MambaMixer<S>::forward(S* out, const S* u, const MambaWeights<S>& w, const 
   const int T = m.T, E = m.E, N = m.N, R = m.R, K = m.K, W = R + 2 * N;
   const int64_t n = m.rows();
   matmul_forward(xz_.data(), u, w.in_proj, static_cast<const S*>(nullptr), static_cast<int>(n), m.d, 2 * E);
-  // x = SiLU(conv(x̃)): position t reads x̃ at t−K+1 … t of its own sequence
+  // x = SiLU(conv(x̃)): position t reads x̃ at t−K+1 … t of its own sequence; the taps
+  // transposed, (K, E), so that each is a loop along channels (bias first, then the taps in order)
+  for (int e = 0; e < E; ++e)
+    for (int i = 0; i < K; ++i) conv_t_[static_cast<int64_t>(i) * E + e] = w.conv_w[e * K + i];
   parallel_for(m.B, parallel_scan(m), [&](int b) {
     for (int t = 0; t < T; ++t) {
       const int64_t row = static_cast<int64_t>(b) * T + t;
-      for (int e = 0; e < E; ++e) {
-        S acc = w.conv_b[e];
-        for (int i = std::max(0, K - 1 - t); i < K; ++i)
-          acc += w.conv_w[e * K + i] * xz_[(row - (K - 1) + i) * 2 * E + e];
-        xc_[row * E + e] = acc;
-        x_[row * E + e] = silu(acc);
-      }
+      S* xc = &xc_[row * E];
+      std::copy(w.conv_b, w.conv_b + E, xc);
+      for (int i = std::max(0, K - 1 - t); i < K; ++i)
+        multiply_add(xc, &conv_t_[static_cast<int64_t>(i) * E], &xz_[(row - (K - 1) + i) * 2 * E], E);
     }
   });
+  for (int64_t i = 0; i < n * E; ++i) x_[i] = silu(xc_[i]);
   matmul_forward(dbl_.data(), x_.data(), w.x_proj, static_cast<const S*>(nullptr), static_cast<int>(n), E, W);
   for (int64_t r = 0; r < n; ++r) std::memcpy(&din_[r * R], &dbl_[r * W], sizeof(S) * R);
   matmul_forward(dtraw_.data(), din_.data(), w.dt_w, w.dt_b, static_cast<int>(n), R, E);
@@ -253,22 +263,24 @@ void MambaMixer<S>::scan_backward(const MambaWeights<S>& w, const MambaDims& m) 
 template <typename S>
 void MambaMixer<S>::conv_backward(const MambaWeights<S>& w, const MambaDims& m) {
   const int T = m.T, E = m.E, K = m.K;
+  for (int e = 0; e < E; ++e)
+    for (int i = 0; i < K; ++i) conv_t_[static_cast<int64_t>(i) * E + e] = w.conv_w[e * K + i];
   parallel_for(m.B, parallel_scan(m), [&](int b) {
-    S* dw = &dconv_w_[static_cast<int64_t>(b) * E * K];
+    S* dw = &dconv_w_[static_cast<int64_t>(b) * E * K];  // (K, E): the taps transposed
     S* db = &dconv_b_[static_cast<int64_t>(b) * E];
     std::fill(dw, dw + static_cast<int64_t>(E) * K, S(0));
     std::fill(db, db + E, S(0));
     for (int t = 0; t < T; ++t) {
       const int64_t row = static_cast<int64_t>(b) * T + t;
-      for (int e = 0; e < E; ++e) {
-        // x̃ at t is read by the conv outputs at t … t+K−1 (tap K−1−j at output t+j)
-        S acc = 0;
-        for (int j = 0; j < K && t + j < T; ++j) acc += dxc_[(row + j) * E + e] * w.conv_w[e * K + (K - 1 - j)];
-        dxz_[row * 2 * E + e] = acc;
-        const S dc = dxc_[row * E + e];
-        db[e] += dc;
-        for (int i = std::max(0, K - 1 - t); i < K; ++i) dw[e * K + i] += dc * xz_[(row - (K - 1) + i) * 2 * E + e];
-      }
+      // x̃ at t is read by the conv outputs at t … t+K−1 (tap K−1−j at output t+j)
+      S* dxt = &dxz_[row * 2 * E];
+      std::fill(dxt, dxt + E, S(0));
+      for (int j = 0; j < K && t + j < T; ++j)
+        multiply_add(dxt, &conv_t_[static_cast<int64_t>(K - 1 - j) * E], &dxc_[(row + j) * E], E);
+      const S* dc = &dxc_[row * E];
+      multiply_add(db, dc, static_cast<const S*>(nullptr), E);
+      for (int i = std::max(0, K - 1 - t); i < K; ++i)
+        multiply_add(dw + static_cast<int64_t>(i) * E, dc, &xz_[(row - (K - 1) + i) * 2 * E], E);
     }
   });
 }
@@ -307,8 +319,9 @@ void MambaMixer<S>::backward(S* du, const MambaGrads<S>& g, const S* dout, const
                   static_cast<int>(n), E, W);
   for (int64_t i = 0; i < n * E; ++i) dxc_[i] = (dxc_[i] + dx_[i]) * silu_grad(xc_[i]);
   conv_backward(w, m);
-  for (int64_t i = 0; i < static_cast<int64_t>(E) * K; ++i)
-    for (int b = 0; b < m.B; ++b) g.conv_w[i] += dconv_w_[static_cast<int64_t>(b) * E * K + i];
+  for (int e = 0; e < E; ++e)
+    for (int i = 0; i < K; ++i)
+      for (int b = 0; b < m.B; ++b) g.conv_w[e * K + i] += dconv_w_[(static_cast<int64_t>(b) * K + i) * E + e];
   for (int e = 0; e < E; ++e)
     for (int b = 0; b < m.B; ++b) g.conv_b[e] += dconv_b_[static_cast<int64_t>(b) * E + e];
   matmul_backward(du, g.in_proj, static_cast<S*>(nullptr), dxz_.data(), u, w.in_proj, static_cast<int>(n), m.d,

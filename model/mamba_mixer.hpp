@@ -74,6 +74,7 @@ class MambaMixer {
   std::vector<S> y_;      // (N, E): s C + D x
   std::vector<S> gated_;  // (N, E): y ⊙ SiLU(z)
   std::vector<S> saved_;  // (B, chunks, N, E): the state before each chunk's first position
+  std::vector<S> conv_t_;  // (κ, E): the conv's taps transposed
   std::vector<S> run_;    // per sequence: the scan's running state (N, E), Δ⊙x (E), y's sum (E)
   // backward
   std::vector<S> dgated_, dy_, dx_, ddelta_, ddbl_, ddin_, dxz_, dxc_;
