@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "model/buffers.hpp"
 #include "model/fastmath.hpp"
 #include "model/layers.hpp"
 #include "model/parallel.hpp"
@@ -38,11 +39,6 @@ S softplus_grad(S v) {
 }
 
 int chunks_of(int T) { return (T + MambaMixer<float>::kChunk - 1) / MambaMixer<float>::kChunk; }
-
-template <typename S>
-void grow(std::vector<S>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-}
 
 
 // The scan's inner loops, one state row k (E channels) at a time, on pointers that do not alias
@@ -111,28 +107,33 @@ bool parallel_scan(const MambaDims& m) {
 }  // namespace
 
 template <typename S>
-int64_t MambaMixer<S>::floats(const MambaDims& m, bool need_grads, int) {
-  const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N;
-  int64_t f = n * (2 * E + 6 * E + W + m.R) + E * m.N +
-              static_cast<int64_t>(m.B) * ((chunks_of(m.T) + 1) * E * m.N + 2 * E) + E * m.K;
-  if (need_grads)
-    f += n * (4 * E + W + m.R + 2 * E + E) +
-         static_cast<int64_t>(m.B) * (E * m.N + E + E * m.K + E + 2 * kChunk * E * m.N + E * m.N + 3 * E);
-  return f;
+template <typename Self, typename F>
+void MambaMixer<S>::buffers(Self& self, const MambaDims& m, bool need_grads, F&& f) {
+  const int64_t n = m.rows(), E = m.E, N = m.N, W = m.R + 2 * m.N, B = m.B;
+  const Role saved = Role::Saved, scratch = Role::Scratch;
+  f(self.xz_, n * 2 * E, saved), f(self.xc_, n * E, saved), f(self.x_, n * E, saved), f(self.dbl_, n * W, saved);
+  f(self.din_, n * m.R, saved), f(self.dtraw_, n * E, saved), f(self.delta_, n * E, saved), f(self.A_, E * N, saved);
+  f(self.y_, n * E, saved), f(self.gated_, n * E, saved), f(self.saved_, B * chunks_of(m.T) * E * N, saved);
+  f(self.run_, B * (E * N + 2 * E), saved), f(self.conv_t_, E * m.K, saved);
+  if (!need_grads) return;
+  f(self.dgated_, n * E, scratch), f(self.dy_, n * E, scratch), f(self.dx_, n * E, scratch);
+  f(self.ddelta_, n * E, scratch), f(self.ddbl_, n * W, scratch), f(self.ddin_, n * m.R, scratch);
+  f(self.dxz_, n * 2 * E, scratch), f(self.dxc_, n * E, scratch), f(self.dA_, B * E * N, scratch);
+  f(self.dD_, B * E, scratch), f(self.dconv_w_, B * E * m.K, scratch), f(self.dconv_b_, B * E, scratch);
+  f(self.states_, B * kChunk * E * N, scratch), f(self.exps_, B * kChunk * E * N, scratch);
+  f(self.ds_, B * E * N, scratch), f(self.vecs_, B * 3 * E, scratch);
 }
 
 template <typename S>
 void MambaMixer<S>::reserve(const MambaDims& m, bool need_grads) {
-  const int64_t n = m.rows(), E = m.E, W = m.R + 2 * m.N, B = m.B;
-  grow(xz_, n * 2 * E), grow(xc_, n * E), grow(x_, n * E), grow(dbl_, n * W), grow(din_, n * m.R);
-  grow(dtraw_, n * E), grow(delta_, n * E), grow(A_, E * m.N), grow(y_, n * E), grow(gated_, n * E);
-  grow(saved_, B * chunks_of(m.T) * E * m.N), grow(run_, B * (E * m.N + 2 * E)), grow(conv_t_, E * m.K);
-  if (!need_grads) return;
-  grow(dgated_, n * E), grow(dy_, n * E), grow(dx_, n * E), grow(ddelta_, n * E), grow(ddbl_, n * W);
-  grow(ddin_, n * m.R), grow(dxz_, n * 2 * E), grow(dxc_, n * E);
-  grow(dA_, B * E * m.N), grow(dD_, B * E), grow(dconv_w_, B * E * m.K), grow(dconv_b_, B * E);
-  grow(states_, B * kChunk * E * m.N), grow(exps_, B * kChunk * E * m.N), grow(ds_, B * E * m.N);
-  grow(vecs_, B * 3 * E);
+  buffers(*this, m, need_grads, GrowBuffer{});
+}
+
+template <typename S>
+CallMemory MambaMixer<S>::memory(const MambaDims& m, bool need_grads) const {
+  CallMemory c;
+  buffers(*this, m, need_grads, CountBuffer{&c});
+  return c;
 }
 
 template <typename S>

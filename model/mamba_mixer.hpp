@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/memory.hpp"
+
 namespace srbench::model {
 
 struct MambaDims {
@@ -49,8 +51,9 @@ class MambaMixer {
 
   // Sizes the saved activations (and with need_grads the backward's buffers) for `m`; grows only.
   void reserve(const MambaDims& m, bool need_grads);
-  // The floats reserve(m, need_grads) holds.
-  static int64_t floats(const MambaDims& m, bool need_grads, int threads);
+  // The bytes reserve(m, need_grads) allocates from nothing: forward's buffers as saved,
+  // backward's as scratch (memory.hpp).
+  CallMemory memory(const MambaDims& m, bool need_grads) const;
   // out (N, d) = the mixer of u (N, d); saves what backward needs. reserve(m, …) was called.
   void forward(S* out, const S* u, const MambaWeights<S>& w, const MambaDims& m);
   // du (N, d) = ∂loss/∂u (overwritten); g += ∂loss/∂weights, given dout = ∂loss/∂out of the last
@@ -59,6 +62,9 @@ class MambaMixer {
                 const MambaDims& m);
 
  private:
+  // Every buffer for `m`, listed once: f(vector, elements, role) (buffers.hpp).
+  template <typename Self, typename F>
+  static void buffers(Self& self, const MambaDims& m, bool need_grads, F&& f);
   void scan_backward(const MambaWeights<S>& w, const MambaDims& m);
   void conv_backward(const MambaWeights<S>& w, const MambaDims& m);
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "model/mamba_mixer.hpp"
 #include "model/model.hpp"
 #include "model/optim.hpp"
 #include "model/recurrent_workspace.hpp"
@@ -199,6 +200,50 @@ TEST_CASE("recurrent_workspace_bytes is what the first forward_backward allocate
       const long own = static_cast<long>(sizeof(float)) * (2L * n * cfg.vocab + n);
       CHECK(g_bytes.load() - own == recurrent_workspace_bytes(cfg, B, T, grads));
     }
+}
+
+TEST_CASE("the Mamba mixer: memory() is what its first forward and backward allocate, and later steps "
+          "allocate nothing", "[alloc][mamba]") {
+  omp_set_num_threads(1);
+  MambaDims m;
+  m.B = 3, m.T = 37, m.d = 8, m.E = 16, m.N = 4, m.R = 2, m.K = 4;
+  const int64_t n = m.rows();
+  std::vector<float> u(static_cast<size_t>(n * m.d), 0.5f), dout(u.size(), 0.25f), out(u.size()), du(u.size());
+  std::vector<std::vector<float>> w, g;
+  for (int64_t size : {2L * m.E * m.d, 1L * m.E * m.K, 1L * m.E, 1L * (m.R + 2 * m.N) * m.E, 1L * m.E * m.R,
+                       1L * m.E, 1L * m.E * m.N, 1L * m.E, 1L * m.d * m.E}) {
+    w.emplace_back(static_cast<size_t>(size), 0.1f);
+    g.emplace_back(static_cast<size_t>(size), 0.0f);
+  }
+  const MambaWeights<float> wt{w[0].data(), w[1].data(), w[2].data(), w[3].data(), w[4].data(),
+                               w[5].data(), w[6].data(), w[7].data(), w[8].data()};
+  const MambaGrads<float> gr{g[0].data(), g[1].data(), g[2].data(), g[3].data(), g[4].data(),
+                             g[5].data(), g[6].data(), g[7].data(), g[8].data()};
+  auto step = [&](MambaMixer<float>& mix, bool grads) {
+    mix.reserve(m, grads);
+    mix.forward(out.data(), u.data(), wt, m);
+    if (grads) mix.backward(du.data(), gr, dout.data(), u.data(), wt, m);
+  };
+  for (bool grads : {false, true}) {
+    INFO((grads ? "forward and backward" : "forward only"));
+    {  // the same shapes once, so that sgemm's per-thread packing buffer has its size
+      MambaMixer<float> warm;
+      step(warm, true);
+    }
+    MambaMixer<float> mix;
+    g_bytes = 0;
+    g_allocations = 0;
+    g_counting = true;
+    step(mix, grads);
+    g_counting = false;
+    CHECK(g_bytes.load() == mix.memory(m, grads).total());
+    g_allocations = 0;
+    g_counting = true;
+    step(mix, grads);
+    step(mix, grads);
+    g_counting = false;
+    CHECK(g_allocations.load() == 0);
+  }
 }
 
 TEST_CASE("no allocation in training steps after the first: bidirectional, mixed lengths", "[alloc][bidirectional]") {
