@@ -111,7 +111,7 @@ class Pool {
     for (;;) {
       if (const int sig = signals_.stop_requested()) begin_stop({sig, ""});
       start_what_can_start();
-      if (busy_ == 0) {
+      if (busy() == 0) {
         if (stop_ || over_ == n_) break;
         if (!said_waiting_ && t_.waiting) guarded(t_.waiting);  // all that is left waits for other sweeps
         said_waiting_ = true;
@@ -123,7 +123,7 @@ class Pool {
         last_tick_ = Clock::now();
         if (t_.tick) guarded(t_.tick);
       }
-      if (stop_ && !killed_ && busy_ > 0 && Clock::now() - stop_since_ > kKillAfter) {
+      if (stop_ && !killed_ && busy() > 0 && Clock::now() - stop_since_ > kKillAfter) {
         for (const Worker& w : workers_) kill(w.pid, SIGKILL);
         killed_ = true;
       }
@@ -140,6 +140,11 @@ class Pool {
 
  private:
   enum class State { Waiting, Running, Over };
+
+  // The workers working on an item.
+  int busy() const {
+    return static_cast<int>(std::count_if(workers_.begin(), workers_.end(), [](const Worker& w) { return w.item >= 0; }));
+  }
 
   void begin_stop(Stop why) {
     if (stop_ || !why) return;
@@ -159,7 +164,7 @@ class Pool {
   void start_what_can_start() {
     const bool ask_later = Clock::now() - last_ask_ >= kAskAgain;
     if (ask_later) last_ask_ = Clock::now();
-    for (size_t i = 0; i < n_ && !stop_ && busy_ < jobs_; ++i) {
+    for (size_t i = 0; i < n_ && !stop_ && busy() < jobs_; ++i) {
       if (state_[i] != State::Waiting || (later_[i] && !ask_later)) continue;
       Start s = Start::Later;
       guarded([&] { s = t_.start(i); });
@@ -184,7 +189,7 @@ class Pool {
       if (!w && !(w = spawn())) return 0;
       const uint64_t item = i;
       if (send(w->fd, &item, sizeof item, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof item)) {
-        w->item = static_cast<long>(i), w->since = Clock::now(), ++busy_;
+        w->item = static_cast<long>(i), w->since = Clock::now();
         return w->pid;
       }
       close(w->fd), w->fd = -1;  // it died idle; it is reaped later, another takes the item
@@ -227,7 +232,7 @@ class Pool {
   // Worker w's item has ended: finished (status 0) or with the worker (its wait status).
   void finish(Worker& w, int status) {
     const auto i = static_cast<size_t>(w.item);
-    w.item = -1, --busy_;
+    w.item = -1;
     state_[i] = State::Over, ++over_;
     const double secs = std::chrono::duration<double>(Clock::now() - w.since).count();
     Stop why;
@@ -270,7 +275,6 @@ class Pool {
   std::vector<bool> later_;
   std::vector<Worker> workers_;
   size_t over_ = 0;
-  int busy_ = 0;
   Stop stop_;
   Clock::time_point stop_since_, last_ask_, last_tick_ = Clock::now();
   bool killed_ = false, said_waiting_ = false;
