@@ -1,5 +1,6 @@
 #include "model/architecture.hpp"
 
+#include "model/mamba.hpp"
 #include "model/recurrent.hpp"
 #include "model/transformer.hpp"
 
@@ -8,6 +9,7 @@ namespace srbench::model {
 template <typename S>
 std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg) {
   if (cfg.recurrent()) return std::make_unique<RecurrentStack<S>>(cfg);  // recurrent.md
+  if (cfg.arch == Arch::Mamba) return std::make_unique<MambaStack<S>>(cfg);  // linear-rnn.md
   return std::make_unique<Transformer<S>>(cfg);
 }
 

@@ -63,10 +63,13 @@ const char* to_string(Arch a) {
     case Arch::Gru: return "gru";
     case Arch::StackRnn: return "stack_rnn";
     case Arch::TapeRnn: return "tape_rnn";
+    case Arch::Mamba: return "mamba";
   }
   return "?";
 }
 const char* to_string(Nonlinearity n) { return n == Nonlinearity::Tanh ? "tanh" : "relu"; }
+const char* to_string(Eigenvalues e) { return e == Eigenvalues::Positive ? "positive" : "signed"; }
+const char* to_string(InitScheme i) { return i == InitScheme::Default ? "default" : "grazzi"; }
 
 namespace {
 
@@ -230,6 +233,35 @@ void add_recurrent_fields(FieldTable<ModelConfig, const std::string&>& t) {
   t.push_back(size_field("tape_mlp", &ModelConfig::tape_mlp));
 }
 
+// ---- linear-rnn.md's keys --------------------------------------------------------------------
+// After the recurrent archs' (the YAML of a linear arch is written in linear-rnn.md's order by
+// to_yaml, whatever the table's).
+void add_linear_fields(FieldTable<ModelConfig, const std::string&>& t) {
+  t.push_back(size_field("d_state", &ModelConfig::d_state));
+  t.push_back(size_field("d_conv", &ModelConfig::d_conv));
+  t.push_back(size_field("expand", &ModelConfig::expand));
+  // dt_rank: unset is ⌈d_model/16⌉; written and compared resolved
+  ModelField dt = field("dt_rank", [](auto& c) -> auto& { return c.dt_rank; }, parse_int, [](int v) { return v; });
+  dt.write = [](const ModelConfig& c, YAML::Emitter& e) { e << c.resolved_dt_rank(); };
+  dt.equal = [](const ModelConfig& a, const ModelConfig& b) { return a.resolved_dt_rank() == b.resolved_dt_rank(); };
+  dt.check = [](const ModelConfig& c) {
+    if (c.resolved_dt_rank() < 1) fail("dt_rank", "must be >= 1, got " + std::to_string(c.dt_rank));
+  };
+  t.push_back(dt);
+  t.push_back(choice_field("eigenvalues", &ModelConfig::eigenvalues, {Eigenvalues::Positive, Eigenvalues::Signed}));
+  t.push_back(field("final_norm", [](auto& c) -> auto& { return c.final_norm; }, parse_bool, [](bool v) { return v; }));
+  t.push_back(choice_field("init", &ModelConfig::init, {InitScheme::Default, InitScheme::Grazzi}));
+}
+
+// The keys of a config's YAML in order: the table's, except under a linear arch, whose keys
+// linear-rnn.md orders (vocab, arch, layers, d_model, max_len, then its own).
+const std::vector<std::string>& linear_order(Arch) {
+  static const std::vector<std::string> mamba = {"vocab",   "arch",    "layers",      "d_model", "max_len",
+                                                 "d_state", "d_conv",  "expand",      "dt_rank", "eigenvalues",
+                                                 "norm",    "final_norm", "init"};
+  return mamba;
+}
+
 // Every field of the table made arch-aware (the last step of building it): a key that does not
 // apply under a config's arch (ModelConfig::applies) is left out of its YAML, equal whatever its
 // value, and not checked.
@@ -252,10 +284,14 @@ void make_arch_aware(FieldTable<ModelConfig, const std::string&>& t) {
 bool ModelConfig::applies(Arch a, const std::string& key) {
   static const std::vector<std::pair<std::string, Arch>> own = {
       {"nonlinearity", Arch::Rnn},      {"stack_size", Arch::StackRnn}, {"stack_cell_size", Arch::StackRnn},
-      {"tape_size", Arch::TapeRnn},     {"tape_cell_size", Arch::TapeRnn}, {"tape_mlp", Arch::TapeRnn}};
+      {"tape_size", Arch::TapeRnn},     {"tape_cell_size", Arch::TapeRnn}, {"tape_mlp", Arch::TapeRnn},
+      {"d_state", Arch::Mamba},         {"d_conv", Arch::Mamba},        {"expand", Arch::Mamba},
+      {"dt_rank", Arch::Mamba},         {"eigenvalues", Arch::Mamba},   {"final_norm", Arch::Mamba},
+      {"init", Arch::Mamba}};
   for (const auto& [k, arch] : own)
     if (k == key) return a == arch;
   if (a == Arch::Transformer) return true;
+  if (a == Arch::Mamba && key == "norm") return true;  // linear-rnn.md: rms or layer, default rms
   return key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
 }
 
@@ -278,7 +314,8 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     };
     t.push_back(vocab);
     ModelField arch = choice_field("arch", &ModelConfig::arch,
-                                   {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn});
+                                   {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn,
+                                    Arch::Mamba});
     arch.omit = [](const ModelConfig& c) { return c.arch == Arch::Transformer; };  // transformer configs keep their text
     t.push_back(arch);
     // Every layer is a set of named tensors (ParamLayout), so a depth far beyond any trainable one
@@ -291,7 +328,15 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     t.push_back(choice_field("position", &ModelConfig::position,
                              {Position::Learned, Position::Sinusoidal, Position::Rope, Position::Alibi, Position::None,
                               Position::Relative}));
-    t.push_back(choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms}));
+    // norm: its default depends on the arch (resolved_norm); a stated value is marked as stated
+    ModelField norm = choice_field("norm", &ModelConfig::norm, {Norm::Layer, Norm::Rms});
+    norm.read = [read = norm.read](ModelConfig& c, const std::string& text) {
+      read(c, text);
+      c.norm_stated = true;
+    };
+    norm.write = [](const ModelConfig& c, YAML::Emitter& e) { e << to_string(c.resolved_norm()); };
+    norm.equal = [](const ModelConfig& a, const ModelConfig& b) { return a.resolved_norm() == b.resolved_norm(); };
+    t.push_back(norm);
     t.push_back(choice_field("activation", &ModelConfig::activation,
                              {Activation::Gelu, Activation::Relu, Activation::Spline}));
     t.push_back(choice_field("attention", &ModelConfig::attention,
@@ -312,6 +357,7 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     add_spline_fields(t, "mlp_spline", &ModelConfig::mlp_spline, &ModelConfig::mlp_init);
     add_spline_fields(t, "attn_spline", &ModelConfig::attn_spline, &ModelConfig::attn_init);
     add_recurrent_fields(t);
+    add_linear_fields(t);
     make_arch_aware(t);  // last: after every field
     return t;
   }();
@@ -376,7 +422,19 @@ void ModelConfig::apply_yaml(const YAML::Node& map) {
 std::string ModelConfig::to_yaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
-  write_fields(model_fields(), *this, out);
+  if (linear()) {  // linear-rnn.md's order
+    const auto& t = model_fields();
+    std::vector<const ModelField*> fields;
+    std::vector<std::string> keys;
+    for (const auto& k : linear_order(arch)) {
+      const ModelField* f = find_field(t, k);
+      if (f->omit && f->omit(*this)) continue;
+      fields.push_back(f), keys.push_back(k);
+    }
+    write_fields_impl(out, keys, [&](size_t i, YAML::Emitter& e) { fields[i]->write(*this, e); });
+  } else {
+    write_fields(model_fields(), *this, out);
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -395,7 +453,7 @@ ModelConfig ModelConfig::from_yaml(const std::string& text) {
 
 void ModelConfig::validate() const {
   check_fields(model_fields(), *this);
-  if (recurrent()) return;  // the cross-field checks below are the transformer's
+  if (arch != Arch::Transformer) return;  // the cross-field checks below are the transformer's
   if (d_model % heads != 0)
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (position == Position::Rope && head_size() % 2 != 0)

@@ -27,8 +27,11 @@ enum class Extrapolate { Constant, Linear };
 enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
 enum class SplineShare { Layer, Model };
 // recurrent.md: the network (`arch`), and rnn's nonlinearity.
-enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn };
+enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn, Mamba };
 enum class Nonlinearity { Tanh, Relu };
+// linear-rnn.md: Mamba's eigenvalue range ([0, 1] or [−1, 1]) and the init scheme.
+enum class Eigenvalues { Positive, Signed };
+enum class InitScheme { Default, Grazzi };
 
 const char* to_string(Position p);
 const char* to_string(Norm n);
@@ -40,6 +43,8 @@ const char* to_string(SplineInit i);
 const char* to_string(SplineShare s);
 const char* to_string(Arch a);
 const char* to_string(Nonlinearity n);
+const char* to_string(Eigenvalues e);
+const char* to_string(InitScheme i);
 
 // One learnable spline φ (model.md, "The learnable spline"): K keypoints x_k = −R + k·h,
 // h = 2R/(K−1), with learnable values θ_k.
@@ -83,10 +88,26 @@ struct ModelConfig {
   int tape_size = 40;                              // tape_rnn: n >= 2 cells
   int tape_cell_size = 8;                          // tape_rnn: c >= 1 values per cell
   int tape_mlp = 64;                               // tape_rnn: k, the write MLP's hidden width
-  bool recurrent() const { return arch != Arch::Transformer; }
+  bool recurrent() const { return arch != Arch::Transformer && !linear(); }
+
+  // ---- linear-rnn.md: the linear recurrent archs (mamba) and their keys ----
+  int d_state = 16;                               // mamba: N >= 1
+  int d_conv = 4;                                 // mamba: κ >= 1
+  int expand = 2;                                 // mamba: E = expand·d_model
+  int dt_rank = 0;                                // mamba: R >= 1; 0 = ⌈d_model/16⌉ (resolved_dt_rank)
+  Eigenvalues eigenvalues = Eigenvalues::Positive;  // mamba: Ā in (0, 1) or (−1, 1)
+  bool final_norm = true;                         // linear archs: ln_f before the head
+  InitScheme init = InitScheme::Default;          // mamba: the reference LM's init or Grazzi et al.'s
+  // `norm` as stated (set() marks it): under the linear archs an unstated norm is rms (their
+  // default), under the transformer layer (model.md's).
+  bool norm_stated = false;
+  bool linear() const { return arch == Arch::Mamba; }
+  bool transformer() const { return arch == Arch::Transformer; }
+  Norm resolved_norm() const { return linear() && !norm_stated ? Norm::Rms : norm; }
+  int resolved_dt_rank() const { return dt_rank > 0 ? dt_rank : (d_model + 15) / 16; }
   // Whether `key` (a key of keys(), or a spline section's name) applies under `a`: under the
-  // transformer every key but the recurrent archs' own; under a recurrent arch vocab, arch,
-  // layers, d_model, max_len and that arch's own keys. A key that does not apply is not written
+  // transformer every key but the recurrent and linear archs' own; under a recurrent or linear
+  // arch vocab, arch, layers, d_model, max_len and that arch's own keys (linear-rnn.md's table). A key that does not apply is not written
   // by to_yaml(), not compared by ==, not checked by validate().
   static bool applies(Arch a, const std::string& key);
   // ModelError naming the first of `stated` (keys given explicitly, e.g. a checkpoint's config

@@ -20,7 +20,8 @@
 //     share layer: per block l: attn.kernel.values [K] (spline attention), mlp.act.values [K]
 //                  (spline activation), named blocks.{l}.…
 //     share model: spline.attn.values [K], spline.mlp.values [K]
-// A recurrent arch (recurrent.md) has its own layout (recurrent_init.cpp, add_recurrent).
+// A recurrent arch (recurrent.md) has its own layout (recurrent_init.cpp, add_recurrent), as has
+// mamba (linear-rnn.md; mamba.hpp, add_mamba).
 #pragma once
 
 #include <cstddef>
@@ -74,6 +75,7 @@ class ParamLayout {
   void add(std::string name, std::vector<int64_t> shape, bool decay, SplineSite spline = SplineSite::None,
            ParamGroup group = ParamGroup::Main);
   void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
+  void add_mamba(const ModelConfig& cfg);      // linear-rnn.md's mamba tensors (mamba.cpp)
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;

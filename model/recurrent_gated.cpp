@@ -291,7 +291,8 @@ std::unique_ptr<RecurrentCell<S>> make_cell(const ModelConfig& cfg, const ParamL
     case Arch::Gru: return std::make_unique<GatedCell<S, Gated::Gru>>(cfg, layout, l);
     case Arch::StackRnn:
     case Arch::TapeRnn: return make_memory_cell<S>(cfg, layout, l);
-    case Arch::Transformer: break;
+    case Arch::Transformer:
+    case Arch::Mamba: break;
   }
   throw ModelError("make_cell: arch " + std::string(to_string(cfg.arch)) + " is not recurrent");
 }

@@ -76,9 +76,10 @@ int cmd_init_checkpoint(const Args& args) {
   model::save_checkpoint(m, out);
   std::cout << "wrote " << out << ": " << m.num_params() << " parameters in " << m.layout().tensors().size()
             << " tensors (";
-  if (cfg.recurrent()) std::cout << "arch " << model::to_string(cfg.arch) << ", ";
+  if (!cfg.transformer()) std::cout << "arch " << model::to_string(cfg.arch) << ", ";
   std::cout << "layers " << cfg.layers << ", d_model " << cfg.d_model;
-  if (!cfg.recurrent())
+  if (cfg.linear()) std::cout << ", norm " << model::to_string(cfg.resolved_norm());
+  if (cfg.transformer())
     std::cout << ", heads " << cfg.heads << ", position " << model::to_string(cfg.position) << ", norm "
               << model::to_string(cfg.norm);
   std::cout << ", vocab " << cfg.vocab << ", seed " << seed << ")\n";

@@ -155,7 +155,7 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
 }
 
 bool Layers::model_key_applies(const std::string& key) const {
-  if (std::find(kStage2Keys.begin(), kStage2Keys.end(), key) != kStage2Keys.end()) return !r_.model.recurrent();
+  if (std::find(kStage2Keys.begin(), kStage2Keys.end(), key) != kStage2Keys.end()) return r_.model.transformer();
   return model::ModelConfig::applies(r_.model.arch, key);
 }
 
