@@ -3,6 +3,8 @@
 // transformer's configs keep their text.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "model/checkpoint.hpp"
 #include "model/config.hpp"
 #include <algorithm>
@@ -77,12 +79,14 @@ TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does
   CHECK_FALSE(a == b);
 }
 
-TEST_CASE("recurrent config: applies() is recurrent.md's table", "[recurrent][config]") {
+TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.md's for mamba)", "[recurrent][config]") {
+  const std::set<std::string> mamba_own = {"d_state", "d_conv", "expand", "dt_rank", "eigenvalues", "final_norm", "init"};
   for (const auto& key : ModelConfig::keys()) {
     INFO(key);
     const bool recurrent_own = key == "nonlinearity" || key.rfind("stack_", 0) == 0 || key.rfind("tape_", 0) == 0;
     const bool common = key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
-    CHECK(ModelConfig::applies(Arch::Transformer, key) == !recurrent_own);
+    CHECK(ModelConfig::applies(Arch::Transformer, key) == !(recurrent_own || mamba_own.count(key)));
+    CHECK(ModelConfig::applies(Arch::Mamba, key) == (common || mamba_own.count(key) || key == "norm"));
     CHECK(ModelConfig::applies(Arch::Lstm, key) == common);
     CHECK(ModelConfig::applies(Arch::Gru, key) == common);
     CHECK(ModelConfig::applies(Arch::Rnn, key) == (common || key == "nonlinearity"));
@@ -112,8 +116,9 @@ TEST_CASE("recurrent config: errors name the key and the arch", "[recurrent][con
   ModelConfig c;
   CHECK_THROWS_WITH(c.set("arch", "lstn"), Catch::Contains("model.arch") && Catch::Contains("did you mean 'lstm'"));
   CHECK_THROWS_WITH(c.set("arch", "stackrnn"), Catch::Contains("did you mean 'stack_rnn'"));
-  CHECK_THROWS_WITH(c.set("arch", "mamba"), Catch::Contains("unknown value 'mamba'") &&
-                                                Catch::Contains("transformer, rnn, lstm, gru, stack_rnn, tape_rnn"));
+  CHECK_THROWS_WITH(c.set("arch", "mambo"), Catch::Contains("unknown value 'mambo'") &&
+                                                Catch::Contains("did you mean 'mamba'") &&
+                                                Catch::Contains("transformer, rnn, lstm, gru, stack_rnn, tape_rnn, mamba"));
   CHECK_THROWS_WITH(c.set("nonlinearity", "sigmoid"), Catch::Contains("model.nonlinearity") && Catch::Contains("tanh, relu"));
   // ranges, checked only under the arch that has the key
   c.vocab = 3;
