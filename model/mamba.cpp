@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "model/buffers.hpp"
 #include "model/layers.hpp"
 
 namespace srbench::model {
@@ -87,36 +88,33 @@ template <typename S>
 template <typename Self, typename F>
 void MambaStack<S>::buffers(Self& self, int B, int T, bool need_grads, F&& f) {
   const int64_t N = static_cast<int64_t>(B) * T, C = self.C_, L = self.L_;
-  f(self.h_, (L + 1) * N * C);
-  f(self.n1_, L * N * C);
-  f(self.mean_, (L + 1) * N);
-  f(self.rstd_, (L + 1) * N);
-  f(self.nf_, N * C);
-  f(self.mix_, N * C);
+  f(self.h_, (L + 1) * N * C, Role::Saved);
+  f(self.n1_, L * N * C, Role::Saved);
+  f(self.mean_, (L + 1) * N, Role::Saved);
+  f(self.rstd_, (L + 1) * N, Role::Saved);
+  f(self.nf_, N * C, Role::Saved);
+  f(self.mix_, N * C, Role::Saved);
   if (!need_grads) return;
-  f(self.dh_, N * C);
-  f(self.dn_, N * C);
+  f(self.dh_, N * C, Role::Scratch);
+  f(self.dn_, N * C, Role::Scratch);
 }
 
 template <typename S>
 void MambaStack<S>::reserve(int B, int T, bool need_grads) {
-  buffers(*this, B, T, need_grads, [](auto& v, int64_t n) {
-    if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  });
+  buffers(*this, B, T, need_grads, GrowBuffer{});
   for (auto& m : mixers_) m.reserve(dims(B, T), need_grads);
 }
 
+// The stack's own buffers and every layer's mixer's, as reserve(B, T, need_grads) allocates them.
 template <typename S>
-CallMemory MambaStack<S>::workspace(int B, int T, bool need_grads, int threads) const {
-  int64_t saved = 0, all = 0;
-  buffers(*this, B, T, false, [&](const auto&, int64_t n) { saved += n; });
-  buffers(*this, B, T, need_grads, [&](const auto&, int64_t n) { all += n; });
-  const int64_t mix_saved = MambaMixer<float>::floats(dims(B, T), false, threads);
-  const int64_t mix_all = MambaMixer<float>::floats(dims(B, T), need_grads, threads);
-  CallMemory m;
-  m.saved = static_cast<int64_t>(sizeof(float)) * (saved + L_ * mix_saved);
-  m.scratch = static_cast<int64_t>(sizeof(float)) * ((all - saved) + L_ * (mix_all - mix_saved));
-  return m;
+CallMemory MambaStack<S>::workspace(int B, int T, bool need_grads, int) const {
+  CallMemory c;
+  buffers(*this, B, T, need_grads, CountBuffer{&c});
+  for (const auto& m : mixers_) {
+    const CallMemory k = m.memory(dims(B, T), need_grads);
+    c.saved += k.saved, c.scratch += k.scratch;
+  }
+  return c;
 }
 
 template <typename S>

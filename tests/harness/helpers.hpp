@@ -41,6 +41,21 @@ inline void write_suite_file_of(const std::string& out, const std::string& suite
 }
 
 // Equal, with NaN equal to NaN.
+// The first run of model entry `model` in `s` (fails the test when there is none).
+inline const harness::RunSpec& run_of(const harness::Suite& s, const std::string& model) {
+  for (const auto& r : s.runs)
+    if (r.model_name == model) return r;
+  FAIL("no run of model entry " << model);
+  return s.runs.front();
+}
+
+// `text` with the first `from` replaced by `to` (`from` must occur).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 inline bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 inline bool same(int64_t a, int64_t b) { return a == b; }
 inline bool same_vec(const std::vector<double>& x, const std::vector<double>& y) {

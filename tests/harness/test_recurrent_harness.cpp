@@ -29,6 +29,8 @@ using srbench::model::Arch;
 using srbench::model::Model;
 using srbench::model::ModelConfig;
 using srbench::test::config_error_of;
+using srbench::test::replaced;
+using srbench::test::run_of;
 using srbench::test::run_srbench;
 using srbench::test::TempDir;
 
@@ -55,21 +57,6 @@ models:
 const std::string kSmallParity =
     "defaults:\n  model: {layers: 1, d_model: 16, max_len: 32}\n  train: {steps: 30, length: [1, 8]}\ntasks:\n"
     "  - task: parity\n";
-
-const RunSpec& run_of(const Suite& s, const std::string& model) {
-  for (const auto& r : s.runs)
-    if (r.model_name == model) return r;
-  FAIL("no run of model entry " << model);
-  return s.runs.front();
-}
-
-// The file's text with `from` replaced by `to` (once; it must occur).
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
 }  // namespace
 
 TEST_CASE("recurrent suite: inherited keys that do not apply are dropped, and the run is as if never set",
@@ -233,7 +220,7 @@ tasks:
 
 TEST_CASE("recurrent diagnostics: hidden_entropy per layer equals a per-example reference; no attention",
           "[harness][recurrent][diagnostics]") {
-  for (const char* arch : {"rnn", "lstm", "gru", "stack_rnn", "tape_rnn"}) {
+  for (const char* arch : {"rnn", "lstm", "gru", "stack_rnn", "tape_rnn", "mamba"}) {
     INFO(arch);
     ModelConfig cfg;
     cfg.vocab = 7, cfg.layers = 2, cfg.d_model = 8;

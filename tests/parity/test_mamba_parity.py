@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 import mamba_reference as ref
+from init_check import check_init
 from reference import load_checkpoint, relative_error, save_params
 from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,
                            check, current, failures, lr_factor, report, run)
@@ -125,6 +126,42 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
         check(f"param {name}", relative_error(ours[name], leaves[name].detach()), PARAM_TOL, column="params")
 
 
+def check_inits(args, tmp):
+    """linear-rnn.md's init check on fresh checkpoints large enough for its pooled tests (d 64,
+    V 64, 2 layers), every case's keys, three seeds; then the checker must catch four wrong inits
+    of the same checkpoints: out_proj without (or with a double) 1/√L, tok_emb drawn uniform with
+    N(0, 0.02)'s spread, the dt biases drawn uniformly in [0.001, 0.1], A_log of S4D-lin (A = −½)."""
+    current[0] = "init"
+    wrong = {
+        "out_proj x 1/√2": lambda p: {n: (v / math.sqrt(2) if n.endswith("out_proj.weight") else v)
+                                      for n, v in p.items()},
+        "tok_emb uniform": lambda p: {n: ((torch.rand_like(v) * 2 - 1) * 0.02 * math.sqrt(3) if n == "tok_emb" else v)
+                                      for n, v in p.items()},
+        "dt uniform": lambda p: {n: (torch.log(torch.expm1(0.001 + 0.099 * torch.rand_like(v)))
+                                     if n.endswith("dt_proj.bias") else v) for n, v in p.items()},
+        "A_log S4D-lin": lambda p: {n: (torch.full_like(v, math.log(0.5)) if n.endswith("A_log") else v)
+                                    for n, v in p.items()},
+    }
+    caught = {k: 0 for k in wrong}
+    checked = 0
+    for label, sets in CASES:
+        for seed in range(3):
+            settings = dict(arch="mamba", layers=2, d_model=64, max_len=32)
+            settings.update(s.split("=", 1) for s in sets if not s.startswith(("layers", "d_model")))
+            ck = os.path.join(tmp, "init.h5")
+            run([args.srbench, "init-checkpoint", "--vocab", "64", "--seed", str(seed), "--out", ck] +
+                [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
+            cfg, _, params = load_checkpoint(ck)
+            bad = check_init(cfg, params)
+            check(f"init: {label}, seed {seed}", float(len(bad)), 0.0, ("  " + "; ".join(bad)) if bad else "")
+            checked += 1
+            torch.manual_seed(seed)
+            for k, f in wrong.items():
+                caught[k] += bool(check_init(cfg, f(params)))
+    for k, n in caught.items():
+        check(f"init check catches '{k}'", float(checked - n), 0.0, f"  in {n} of {checked} checkpoints")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--srbench", required=True)
@@ -134,6 +171,7 @@ def main():
     torch.set_num_threads(1)
     rng = np.random.default_rng(20261204)
     with tempfile.TemporaryDirectory(prefix="srbench-mamba-parity-") as tmp:
+        check_inits(args, tmp)
         for i, (label, sets) in enumerate(CASES):
             current[0] = label
             settings = dict(arch="mamba", layers=L, d_model=D, max_len=32)

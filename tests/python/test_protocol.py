@@ -340,6 +340,27 @@ def main():
     check(p.returncode == 0 and os.path.exists(os.path.join(figs, "acc_vs_length_flipflop.png")),
           f"plot_results failed: {p.stdout}{p.stderr}")
 
+    # ---- a mamba entry (linear-rnn.md): its config as resolved, the same batches as any arch --------
+    mamba_path = os.path.join(tmp, "mamba.yaml")
+    with open(mamba_path, "w") as f:
+        f.write(SUITE.replace("name: pyproto", "name: pymamba").replace(
+            "  - name: tiny-alibi\n    model: {position: alibi}",
+            "  - name: mamba\n    model: {arch: mamba, d_state: 4, eigenvalues: signed}"))
+    ms = srbench.load_suite(mamba_path)
+    mruns = [r for r in ms.runs if r.model == "mamba"]
+    check(len(mruns) == 8, f"{len(mruns)} mamba runs, expected 8")
+    for r in mruns:
+        model = r.config["model"]
+        check(model["arch"] == "mamba" and model["d_state"] == 4 and model["eigenvalues"] == "signed"
+              and "heads" not in model, f"{r.id}: mamba's resolved model section {model}")
+        tiny = [t for t in ms.runs if t.model == "tiny" and t.entry == r.entry and t.seed == r.seed][0]
+        ours, theirs = list(ms.training_stream(run=r.id)), list(ms.training_stream(run=tiny.id))
+        trainer = ms._trainer_batches(r.id, 100)
+        check(len(ours) == len(trainer) and all(same_batch(a, b) for a, b in zip(ours, trainer)),
+              f"{r.entry} seed {r.seed}: mamba's stream is not its trainer's batches")
+        check(all(same_batch(a, b) for a, b in zip(ours, theirs)), f"{r.entry}: mamba draws other data than tiny")
+    raises(lambda: srbench.load_suite(mamba_path, {"model.d_state": 0}), "d_state")
+
     # ---- bad input ------------------------------------------------------------------------------
     raises(lambda: srbench.load_suite(os.path.join(tmp, "missing.yaml")), "missing.yaml")
     raises(lambda: srbench.load_suite(suite_path, {"train.stepz": 3}), "stepz")
