@@ -5,7 +5,7 @@
 //   bench_model [--threads 1,2] [--steps N] [--configs S,M,L]     a table, one line per run
 //   bench_model --run --d 128 --layers 2 --heads 4 --T 64 --batch 32 [--threads 1] [--steps N]
 //               [--arch lstm]
-//               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process) cpu_tok_s=
+//               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process) cpu_tok_s= params=
 //               (tokens per CPU-second per thread: steadier on a loaded machine); with
 //               --arch a recurrent model of recurrent.md (rnn, lstm, gru, …; --heads is not used)
 //   bench_model --peak                                             a core's float32 FMA peak:
@@ -69,6 +69,7 @@ double cpu_seconds() {
 
 struct Result {
   double step_s, cpu_step_s, loss;
+  int64_t params;  // the model's parameter count
 };
 
 // Trains `steps` steps after 3 warm-up steps on the copy-previous-token stream (vocab 32); medians.
@@ -111,7 +112,7 @@ Result run(const BenchConfig& bc, int nt, int steps) {
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
-  return {times[times.size() / 2], cpu_times[cpu_times.size() / 2], loss};
+  return {times[times.size() / 2], cpu_times[cpu_times.size() / 2], loss, static_cast<int64_t>(m.layout().total())};
 }
 
 // GFLOP/s of a 512×512×512 product, one thread: the median of 15 after 3 warm-up products.
@@ -286,8 +287,9 @@ int main(int argc, char** argv) {
     if (custom.d_model < 1 || custom.layers < 1 || custom.heads < 1 || custom.T < 1 || custom.batch < 1)
       return usage();
     const Result r = run(custom, threads.at(0), steps);
-    std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld cpu_tok_s=%.1f\n", custom.batch * custom.T / r.step_s,
-                r.step_s * 1e3, r.loss, maxrss_kb(), custom.batch * custom.T / r.cpu_step_s);
+    std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld cpu_tok_s=%.1f params=%lld\n",
+                custom.batch * custom.T / r.step_s, r.step_s * 1e3, r.loss, maxrss_kb(), custom.batch * custom.T / r.cpu_step_s,
+                static_cast<long long>(r.params));
     return 0;
   }
   // cpu-based: tokens per CPU-second per thread, a steadier figure on a loaded machine (for one

@@ -2,7 +2,8 @@
 """The PyTorch reference of the throughput benchmark (docs/performance.md): the model of
 /work/shared/spec/model.md as PyTorch users write it, trained exactly as bench_model trains ours;
 with --arch rnn | lstm | gru, recurrent.md's model: torch.nn.Embedding, torch.nn.RNN / LSTM / GRU
-(layers, batch_first) and torch.nn.Linear.
+(layers, batch_first) and torch.nn.Linear; with --arch mamba, linear-rnn.md's Mamba on the CPU path
+its reference has (`selective_scan_ref`'s loop over time, autograd through it; MambaMixer below).
 
 Learned positions, pre-LN blocks (LayerNorm eps 1e-5), fused q|k|v linear, causal softmax
 attention, exact-erf GeLU MLP ×4, cross-entropy on every position; AdamW (β 0.9, 0.98, ε 1e-9,
@@ -11,7 +12,7 @@ Data: the copy-previous-token stream bench_model uses (vocab 32).
 
     reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10 [--arch lstm]
 
-Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak>`.
+Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak> params=<count>`.
 With --eval-examples N, forward only instead (evaluate() below).
 """
 import argparse
@@ -90,6 +91,73 @@ class Recurrent(nn.Module):
         return self.head(self.rnn(self.tok(idx))[0])
 
 
+class MambaMixer(nn.Module):
+    """linear-rnn.md's Mamba mixer as the reference's CPU path computes it: mamba_ssm's
+    `Mamba.forward` without its fused kernels, the scan `selective_scan_ref` (a loop over time,
+    vectorised over batch, channels and state), the time axis unbound once."""
+
+    def __init__(self, d, d_state=16, d_conv=4, expand=2):
+        super().__init__()
+        E, R = expand * d, math.ceil(d / 16)
+        self.E, self.N, self.R, self.K = E, d_state, R, d_conv
+        self.in_proj = nn.Linear(d, 2 * E, bias=False)
+        self.conv1d = nn.Conv1d(E, E, d_conv, groups=E, padding=d_conv - 1)
+        self.x_proj = nn.Linear(E, R + 2 * d_state, bias=False)
+        self.dt_proj = nn.Linear(R, E)
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, d_state + 1, dtype=torch.float32)).repeat(E, 1))
+        self.D = nn.Parameter(torch.ones(E))
+        self.out_proj = nn.Linear(E, d, bias=False)
+        with torch.no_grad():
+            dt = torch.exp(torch.rand(E) * (math.log(0.1) - math.log(1e-3)) + math.log(1e-3))
+            self.dt_proj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))
+
+    def forward(self, u):
+        B, T, _ = u.shape
+        x, z = self.in_proj(u).chunk(2, dim=-1)
+        x = F.silu(self.conv1d(x.transpose(1, 2))[..., :T]).transpose(1, 2)  # (B, T, E)
+        dt, Bm, Cm = self.x_proj(x).split([self.R, self.N, self.N], dim=-1)
+        delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
+        A = -torch.exp(self.A_log)  # (E, N)
+        dA = torch.exp(delta.unsqueeze(-1) * A)  # (B, T, E, N)
+        dBx = (delta * x).unsqueeze(-1) * Bm.unsqueeze(2)  # (B, T, E, N)
+        h = u.new_zeros(B, self.E, self.N)
+        ys = []
+        for a_t, b_t, c_t in zip(dA.unbind(1), dBx.unbind(1), Cm.unbind(1)):
+            h = a_t * h + b_t
+            ys.append(torch.einsum("ben,bn->be", h, c_t))
+        y = torch.stack(ys, dim=1) + x * self.D
+        return self.out_proj(y * F.silu(z))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class Mamba(nn.Module):
+    """linear-rnn.md's mamba LM: embedding, pre-RMSNorm residual mixer blocks, ln_f, head."""
+
+    def __init__(self, vocab, d, layers):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.norms = nn.ModuleList(RMSNorm(d) for _ in range(layers))
+        self.mixers = nn.ModuleList(MambaMixer(d) for _ in range(layers))
+        self.ln_f = RMSNorm(d)
+        self.head = nn.Linear(d, vocab)
+        nn.init.normal_(self.tok.weight, 0.0, 0.02)
+
+    def forward(self, idx):
+        x = self.tok(idx)
+        for n, m in zip(self.norms, self.mixers):
+            x = x + m(n(x))
+        return self.head(self.ln_f(x))
+
+
 def evaluate(model, a):
     """Forward only, as an evaluation runs: every example once, batches of a.batch, the logits'
     argmax; prints `tok_s=<examples·T / wall s> s=<wall s> maxrss_kb=<peak of the process>`."""
@@ -118,7 +186,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--vocab", type=int, default=32)
-    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru"])
+    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru", "mamba"])
     ap.add_argument("--eval-examples", type=int, default=0,
                     help="forward only: this many random examples in batches of --batch under torch.no_grad()")
     a = ap.parse_args()
@@ -126,6 +194,8 @@ def main():
     torch.manual_seed(0)
     if a.arch == "transformer":
         model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
+    elif a.arch == "mamba":
+        model = Mamba(a.vocab, a.d, a.layers)
     else:
         model = Recurrent(a.arch, a.vocab, a.d, a.layers)
     if a.eval_examples > 0:
@@ -153,7 +223,8 @@ def main():
     times.sort()
     med = times[len(times) // 2]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"tok_s={a.batch * a.T / med:.1f} step_ms={med * 1e3:.3f} loss={loss:.6f} maxrss_kb={rss}")
+    params = sum(p.numel() for p in model.parameters())
+    print(f"tok_s={a.batch * a.T / med:.1f} step_ms={med * 1e3:.3f} loss={loss:.6f} maxrss_kb={rss} params={params}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Float erf and exp for elementwise loops (internal to model/). Plain code with std::fma, so the
+// Float erf, exp, log1p, tanh, σ and softplus for elementwise loops (internal to model/). Plain code with std::fma, so the
 // compiler's vectorised loop body and its scalar remainder compute bit-identical values: results
 // do not depend on a buffer's alignment (unlike Eigen's array erf/exp, whose unaligned head falls
 // back to libm). Accuracy: a few ulp.
@@ -48,6 +48,42 @@ inline float exp_nonpositive(float x) {
   const float y = std::fma(p, r * r, r) + 1.0f;
   const float scale = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
   return y * scale;
+}
+
+// log(1 + y) for y in [0, 1] (Cephes logf on u = 1 + y, plus the rounding of 1 + y put back:
+// (y − (u − 1)) / u, so that a tiny y gives y): u = m·2^e with m in [√½, √2), log m by a
+// degree-9 polynomial in m − 1. Bit operations and selects only, so it vectorises. Accuracy: a few ulp.
+[[gnu::always_inline]] inline float log1p_unit(float y) {
+  const float u = 1.0f + y;
+  const float c = (y - (u - 1.0f)) / u;
+  const int32_t bits = std::bit_cast<int32_t>(u);
+  float m = std::bit_cast<float>((bits & 0x007fffff) | 0x3f000000);  // [0.5, 1)
+  float e = static_cast<float>((bits >> 23) - 126);
+  const bool low = m < 0.707106781186547524f;
+  e = low ? e - 1.0f : e;
+  const float x = low ? m + m - 1.0f : m - 1.0f;  // [√½ − 1, √2 − 1)
+  const float z = x * x;
+  float p = 7.0376836292e-2f;
+  p = std::fma(p, x, -1.1514610310e-1f);
+  p = std::fma(p, x, 1.1676998740e-1f);
+  p = std::fma(p, x, -1.2420140846e-1f);
+  p = std::fma(p, x, 1.4249322787e-1f);
+  p = std::fma(p, x, -1.6668057665e-1f);
+  p = std::fma(p, x, 2.0000714765e-1f);
+  p = std::fma(p, x, -2.4999993993e-1f);
+  p = std::fma(p, x, 3.3333331174e-1f);
+  float r = x * z * p;
+  r = std::fma(e, -2.12194440e-4f, r);
+  r = std::fma(z, -0.5f, r);
+  return std::fma(e, 0.693359375f, x + r) + c;
+}
+
+// softplus(v) = log(1 + e^v) as PyTorch's (v itself above 20), computed as max(v, 0) +
+// log(1 + e^−|v|): no overflow, and log1p_unit's argument in (0, 1]. Below about −87 it gives
+// exp_nonpositive's floor 1.6e-38 (the true value is smaller still). Accuracy: a few ulp.
+[[gnu::always_inline]] inline float softplus(float v) {
+  const float s = std::max(v, 0.0f) + log1p_unit(exp_nonpositive(-std::abs(v)));
+  return v > 20.0f ? v : s;
 }
 
 // tanh(x), Eigen's rational approximation (generic_fast_tanh_float with FMA): odd numerator of

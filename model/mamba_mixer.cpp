@@ -28,10 +28,13 @@ S silu_grad(S v) {
   const S s = sigmoid_(v);
   return s * (S(1) + v * (S(1) - s));
 }
-// softplus(v) = log(1 + e^v), v for v > 20 (PyTorch's threshold); its derivative σ(v) (1 above 20).
+// softplus(v) = log(1 + e^v), v for v > 20 (PyTorch's threshold): fastmath's in float (the same
+// bits in the vectorised loop and its remainder, on every machine), libm's in double (the tests'
+// reference precision); its derivative σ(v) (1 above 20).
 template <typename S>
 S softplus(S v) {
-  return v > S(20) ? v : std::log1p(std::exp(v));
+  if constexpr (std::is_same_v<S, float>) return fastmath::softplus(v);
+  else return v > S(20) ? v : std::log1p(std::exp(v));
 }
 template <typename S>
 S softplus_grad(S v) {
@@ -160,7 +163,8 @@ void MambaMixer<S>::forward(S* out, const S* u, const MambaWeights<S>& w, const 
   matmul_forward(dtraw_.data(), din_.data(), w.dt_w, w.dt_b, static_cast<int>(n), R, E);
   for (int64_t i = 0; i < n * E; ++i) delta_[i] = softplus(dtraw_[i]);
   for (int e = 0; e < E; ++e)  // A transposed, (N, E): the scan runs along channels
-    for (int k = 0; k < N; ++k) A_[static_cast<int64_t>(k) * E + e] = -std::exp(w.A_log[static_cast<int64_t>(e) * N + k]);
+    for (int k = 0; k < N; ++k)  // in double, rounded once: the same float whichever libm variant runs
+      A_[static_cast<int64_t>(k) * E + e] = static_cast<S>(-std::exp(static_cast<double>(w.A_log[static_cast<int64_t>(e) * N + k])));
   const int C = chunks_of(T);
   const int64_t EN = static_cast<int64_t>(E) * N;
   const S c2 = m.signed_eigenvalues ? S(2) : S(1), c1 = m.signed_eigenvalues ? S(1) : S(0);

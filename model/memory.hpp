@@ -28,6 +28,11 @@ struct CallMemory {
 // allocates, with `threads` OpenMP threads. ModelError for an invalid config.
 CallMemory forward_backward_memory(const ModelConfig& cfg, int B, int T, bool need_grads, int threads);
 
+// A bound on sgemm's per-thread packing buffers for this config's products: (n + 32)·512 floats a
+// thread for a product n columns wide, n at most the widest matrix of the layout (either side:
+// backward's products run along a weight's other axis) plus the vocabulary.
+int64_t packing_bytes(const ModelConfig& cfg, int threads);
+
 // What the first infer(…, B, T) of a float Model allocates: the logits and losses, and the
 // architecture's forward-only buffers (the transformer's: linear in T, no T×T matrix).
 CallMemory infer_memory(const ModelConfig& cfg, int B, int T, int threads);

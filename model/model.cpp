@@ -161,6 +161,14 @@ CallMemory forward_backward_memory(const ModelConfig& cfg, int B, int T, bool ne
   return m;
 }
 
+int64_t packing_bytes(const ModelConfig& cfg, int threads) {
+  int64_t wide = 0;
+  const ParamLayout layout(cfg);
+  for (const ParamInfo& t : layout.tensors())
+    if (t.shape.size() == 2) wide = std::max({wide, t.shape[0], t.shape[1]});
+  return static_cast<int64_t>(sizeof(float)) * std::max(threads, 1) * (wide + cfg.vocab + 32) * 512;
+}
+
 CallMemory infer_memory(const ModelConfig& cfg, int B, int T, int threads) {
   cfg.validate();
   CallMemory m = make_architecture<float>(cfg)->infer_workspace(B, T, threads);

@@ -25,14 +25,6 @@ model::CallMemory forward_backward_memory(const model::ModelConfig& m, int64_t B
   return model::forward_backward_memory(m, static_cast<int>(B), static_cast<int>(T), grads, std::max(threads, 1));
 }
 
-// sgemm's per-thread packing buffer under a recurrent arch, a bound ((n + 32)·512 floats for a
-// product n columns wide: its gates, up to 4C, and the head's V).
-uint64_t recurrent_packing_bytes(const model::ModelConfig& m, int threads) {
-  // the widest product's columns: a gated cell's 4·d, or mamba's in_proj 2·expand·d
-  const uint64_t wide = m.linear() ? 2 * static_cast<uint64_t>(m.expand) * m.d_model : 4 * static_cast<uint64_t>(m.d_model);
-  return 4 * static_cast<uint64_t>(std::max(threads, 1)) * (std::max<uint64_t>(wide, 4 * m.d_model) + m.vocab + 32) * 512;
-}
-
 }  // namespace
 
 MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
@@ -61,7 +53,7 @@ MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
     uint64_t recurrent_acts = 0;
     for (const auto& [B, T, grads] : {std::tuple<int64_t, int64_t, bool>{run.train.batch, train_T, true}, {kEvalBatch, eval_T, false}}) {
       const model::CallMemory call = forward_backward_memory(run.model, B, T, grads, threads);
-      const uint64_t acts = u64(call.saved + call.scratch), work = u64(call.outputs) + recurrent_packing_bytes(run.model, threads);
+      const uint64_t acts = u64(call.saved + call.scratch), work = u64(call.outputs) + u64(model::packing_bytes(run.model, threads));
       recurrent_acts += acts;
       if (acts + work > e.activations + e.workspaces) e.activations = acts, e.workspaces = work, e.batch = B, e.tokens = T;
     }

@@ -230,7 +230,13 @@ std::unique_ptr<tasks::Task> Layers::resolve_task(const SourceLoc& task_loc, con
     const std::string msg = e.what();
     std::string key;
     if (msg.rfind("model.", 0) == 0) key = msg.substr(6, msg.find(':') - 6);
-    at("model." + key, model_path).fail(msg);
+    const SourceLoc loc = at("model." + key, model_path);
+    // an inherited value of a key that applies is checked like a stated one (linear-rnn.md): say
+    // which entry inherited it, since the line that set it may serve other entries too
+    if (!key.empty() && loc.path.rfind(model_path, 0) != 0)
+      loc.fail(msg + " (inherited by model entry '" + r_.model_name + "', arch " + model::to_string(r_.model.arch) +
+               "; state the entry's own value to override it)");
+    loc.fail(msg);
   }
   return task;
 }

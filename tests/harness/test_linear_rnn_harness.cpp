@@ -54,7 +54,7 @@ models:
 
 }  // namespace
 
-TEST_CASE("mamba suite: inherited keys that do not apply are dropped; mamba's own keys dropped for other archs",
+TEST_CASE("mamba suite: inherited keys that do not apply are dropped, and mamba's own keys for other archs",
           "[harness][mamba][suite]") {
   const Suite s = parse_suite(kLinear, "s.yaml");
   REQUIRE(s.runs.size() == 4);
@@ -121,6 +121,33 @@ TEST_CASE("mamba suite: a key stated in an entry that does not apply is refused 
   CHECK_THAT(config_error_of(replaced(kLinear, "arch: mamba, d_state: 4}", "arch: mamba, d_state: 0}")),
              Catch::Contains("s.yaml:12: models[1].model.d_state"));
   CHECK_THAT(config_error_of(replaced(kLinear, "arch: lstm", "arch: mamb")), Catch::Contains("(did you mean 'mamba'?)"));
+}
+
+TEST_CASE("mamba suite: an inherited value of a key that applies is checked, an invalid one an error naming the entry; "
+          "norm is inherited",
+          "[harness][mamba][suite]") {
+  // d_conv: 0 in the defaults, meant for another arch: the transformer drops it, mamba refuses it
+  const std::string bad = replaced(kLinear, "max_len: 32, position: alibi}", "max_len: 32, position: alibi, d_conv: 0}");
+  const std::string err = config_error_of(bad);
+  CHECK_THAT(err, Catch::Contains("s.yaml:4: defaults.model.d_conv: model.d_conv: must be >= 1, got 0 (inherited by "
+                                  "model entry 'mamba', arch mamba; state the entry's own value to override it)"));
+  // the entry's own value overrides it; the transformer and the lstm are as without it
+  const Suite fixed = parse_suite(replaced(replaced(bad, "{arch: mamba, d_state: 4}", "{arch: mamba, d_state: 4, d_conv: 2}"),
+                                           "{arch: mamba, d_state: 4, eigenvalues: signed}",
+                                           "{arch: mamba, d_state: 4, eigenvalues: signed, d_conv: 4}"),
+                                  "s.yaml");
+  const Suite plain = parse_suite(kLinear, "s.yaml");
+  CHECK(run_of(fixed, "mamba").model.d_conv == 2);
+  CHECK(run_of(fixed, "tf").id == run_of(plain, "tf").id);
+  CHECK(run_of(fixed, "lstm").id == run_of(plain, "lstm").id);
+  CHECK(run_of(fixed, "signed").id == run_of(plain, "signed").id);  // d_conv 4 is the default
+  // norm: mamba's default is rms whatever the transformer's; one written in the defaults is inherited
+  CHECK(run_of(plain, "mamba").model.resolved_norm() == srbench::model::Norm::Rms);
+  CHECK(run_of(plain, "mamba").resolved_yaml.find("norm: rms") != std::string::npos);
+  const Suite layer = parse_suite(replaced(kLinear, "position: alibi}", "position: alibi, norm: layer}"), "s.yaml");
+  CHECK(run_of(layer, "mamba").model.resolved_norm() == srbench::model::Norm::Layer);
+  CHECK(run_of(layer, "mamba").resolved_yaml.find("norm: layer") != std::string::npos);
+  CHECK(run_of(layer, "lstm").id == run_of(plain, "lstm").id);  // dropped there
 }
 
 TEST_CASE("mamba suite: grids over its keys, an axis that does not apply does not expand", "[harness][mamba][suite]") {

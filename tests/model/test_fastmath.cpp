@@ -34,6 +34,31 @@ TEST_CASE("fastmath: erf and exp agree with libm to a few ulp", "[fastmath]") {
   CHECK(fm::exp_nonpositive(-1000.0f) < 1e-37f);
 }
 
+TEST_CASE("fastmath: log1p and softplus agree with double precision to a few ulp", "[fastmath]") {
+  double worst_log1p = 0, worst_softplus = 0;
+  for (int i = 0; i <= 1000000; ++i) {
+    const float y = static_cast<float>(i) * 1e-6f;  // [0, 1]
+    if (y == 0.0f) continue;
+    const double e = std::log1p(static_cast<double>(y));
+    worst_log1p = std::max(worst_log1p, std::abs(fm::log1p_unit(y) - e) / e);
+  }
+  for (const float tiny : {1e-30f, 1e-12f, 3e-8f, 6e-8f, 1e-7f}) {  // where 1 + y rounds: log1p(y) ≈ y
+    INFO("y " << tiny);
+    CHECK(std::abs(fm::log1p_unit(tiny) - tiny) <= 2e-7 * tiny);
+  }
+  for (int i = -800000; i <= 300000; ++i) {
+    const float v = static_cast<float>(i) * 1e-4f;  // [-80, 30]
+    const double e = v > 20.0f ? v : std::log1p(std::exp(static_cast<double>(v)));
+    worst_softplus = std::max(worst_softplus, std::abs(fm::softplus(v) - e) / e);
+  }
+  std::printf("fastmath: worst log1p rel error %.3g, worst softplus rel error %.3g\n", worst_log1p, worst_softplus);
+  CHECK(worst_log1p < 4e-7);
+  CHECK(worst_softplus < 6e-7);
+  CHECK(fm::log1p_unit(0.0f) == 0.0f);
+  CHECK(fm::softplus(25.0f) == 25.0f);  // PyTorch's threshold: v itself
+  CHECK(fm::softplus(-200.0f) < 2e-38f);
+}
+
 #include <cstring>
 #include <random>
 #include <vector>

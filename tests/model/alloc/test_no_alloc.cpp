@@ -329,6 +329,7 @@ TEST_CASE("mamba's evaluation memory is linear in T: equal steps of T add equal 
   c.arch = Arch::Mamba;
   c.max_len = 2048;
   const int B = 4;
+  infer_bytes(c, B, 512);  // once first: sgemm's per-thread packing buffers get their size
   const long at512 = infer_bytes(c, B, 512), at1k = infer_bytes(c, B, 1024), at2k = infer_bytes(c, B, 2048);
   INFO("bytes at T=512: " << at512 << ", 1024: " << at1k << ", 2048: " << at2k);
   // a + b·T: the step 1024 -> 2048 adds twice the step 512 -> 1024 (a T² term would add 6x, a
