@@ -56,11 +56,13 @@ class Architecture {
   virtual void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) = 0;
 
   // Views of the last forward's activations (model.hpp documents their shapes); layer l in
-  // [0, layers), checked by the model. attention and values exist only if has_attention().
-  virtual bool has_attention() const = 0;
-  virtual const S* attention(int l) const = 0;
-  virtual const S* values(int l) const = 0;
-  virtual int64_t values_stride() const = 0;
+  // [0, layers), checked by the model. attention and values exist only if has_attention(): an
+  // architecture without attention (recurrent.md's, linear-rnn.md's) keeps these defaults and
+  // gives block_output alone.
+  virtual bool has_attention() const { return false; }
+  virtual const S* attention(int) const { return nullptr; }
+  virtual const S* values(int) const { return nullptr; }
+  virtual int64_t values_stride() const { return 0; }
   virtual const S* block_output(int l) const = 0;
 };
 

@@ -2,10 +2,10 @@
 #include "model/mamba.hpp"
 
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "model/buffers.hpp"
+#include "model/init_random.hpp"
 #include "model/layers.hpp"
 
 namespace srbench::model {
@@ -191,26 +191,17 @@ const S* MambaStack<S>::block_output(int l) const {
 // reference LM's, M's `Mamba.__init__` and `_init_weights`; `init: grazzi`: G's MambaLM).
 template <typename S>
 void MambaStack<S>::init(S* params, uint64_t seed) const {
-  std::mt19937_64 gen(seed);
-  auto uniform = [&] { return (static_cast<double>(gen() >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
-  auto normal = [&] {  // Box–Muller: the same on every platform
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  };
+  InitRandom rng(seed);
   const bool grazzi = cfg_.init == InitScheme::Grazzi;
   const double d = C_, E = static_cast<double>(cfg_.expand) * C_, K = cfg_.d_conv, R = cfg_.resolved_dt_rank();
   const int Nst = cfg_.d_state;
-  auto ends_with = [](const std::string& s, const char* suffix) {
-    const std::string x(suffix);
-    return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-  };
   for (const auto& p : layout_.tensors()) {
     S* x = params + p.offset;
     auto fill_uniform = [&](double b) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(b * (2.0 * uniform() - 1.0));
+      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(b * (2.0 * rng.uniform() - 1.0));
     };
     auto fill_normal = [&](double sd) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * normal());
+      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * rng.normal());
     };
     auto fill = [&](double v) {
       for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v);
@@ -219,7 +210,7 @@ void MambaStack<S>::init(S* params, uint64_t seed) const {
     if (n == "tok_emb") fill_normal(grazzi ? 1.0 : 0.02);
     else if (n == "head.weight") grazzi ? fill_uniform(1.0 / std::sqrt(d)) : fill_normal(0.02);
     else if (n == "head.bias" || ends_with(n, "ln1.bias") || n == "ln_f.bias") fill(0.0);
-    else if (ends_with(n, ".weight") && (ends_with(n, "ln1.weight") || n == "ln_f.weight")) fill(1.0);
+    else if (ends_with(n, "ln1.weight") || n == "ln_f.weight") fill(1.0);
     else if (ends_with(n, "in_proj.weight")) fill_uniform(1.0 / std::sqrt(d));
     else if (ends_with(n, "x_proj.weight")) fill_uniform(1.0 / std::sqrt(E));
     else if (ends_with(n, "conv1d.weight") || ends_with(n, "conv1d.bias")) fill_uniform(1.0 / std::sqrt(K));
@@ -227,7 +218,7 @@ void MambaStack<S>::init(S* params, uint64_t seed) const {
     else if (ends_with(n, "dt_proj.bias")) {
       // dt log-uniform in [0.001, 0.1]; the bias is softplus⁻¹(dt) = dt + log(−expm1(−dt))
       for (size_t i = 0; i < p.size; ++i) {
-        const double dt = std::exp(uniform() * (std::log(0.1) - std::log(0.001)) + std::log(0.001));
+        const double dt = std::exp(rng.uniform() * (std::log(0.1) - std::log(0.001)) + std::log(0.001));
         x[i] = static_cast<S>(dt + std::log(-std::expm1(-dt)));
       }
     } else if (ends_with(n, "A_log")) {

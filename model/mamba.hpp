@@ -36,10 +36,6 @@ class MambaStack final : public Architecture<S> {
   void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
   void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) override;
 
-  bool has_attention() const override { return false; }
-  const S* attention(int) const override { return nullptr; }
-  const S* values(int) const override { return nullptr; }
-  int64_t values_stride() const override { return 0; }
   const S* block_output(int l) const override;  // (N, d): h_{l+1}
 
  private:

@@ -136,10 +136,6 @@ class RecurrentStack final : public Architecture<S> {
   void forward(S* logits, const int32_t* tokens, const S* params, int B, int T, const RowLengths& rows) override;
   void backward(S* grads, const S* dlogits, const int32_t* tokens, const S* params) override;
 
-  bool has_attention() const override { return false; }
-  const S* attention(int) const override { return nullptr; }
-  const S* values(int) const override { return nullptr; }
-  int64_t values_stride() const override { return 0; }
   const S* block_output(int l) const override;  // [B,T,C]: layer l's outputs h_{l,t}
 
   // Bytes that reserve(B, T, need_grads) allocates from nothing (the stack's buffers and every

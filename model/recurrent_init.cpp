@@ -16,10 +16,10 @@
 // write1 and the tape's action.) Weight decay on every weight and tok_emb, no bias; all in the
 // main group.
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "model/params.hpp"
+#include "model/init_random.hpp"
 #include "model/recurrent.hpp"
 
 namespace srbench::model {
@@ -65,28 +65,23 @@ void ParamLayout::add_recurrent(const ModelConfig& cfg) {
 //   columns, z ~ N(0, 1) redrawn while |z| > 2; every other bias 0.
 template <typename S>
 void RecurrentStack<S>::init(S* params, uint64_t seed) const {
-  std::mt19937_64 gen(seed);
-  auto uniform = [&] { return (static_cast<double>(gen() >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
-  auto normal = [&] {  // Box–Muller: the same on every platform
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  };
+  InitRandom rng(seed);
   const bool torch_init = cfg_.arch == Arch::Rnn || cfg_.arch == Arch::Lstm || cfg_.arch == Arch::Gru;
   const double k = 1.0 / std::sqrt(static_cast<double>(cfg_.d_model));
   for (const auto& p : layout_.tensors()) {
     S* x = params + p.offset;
     const bool ends = p.name == "tok_emb" || p.name.rfind("head.", 0) == 0;
     if (ends) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = p.decay ? static_cast<S>(0.02 * normal()) : S(0);
+      for (size_t i = 0; i < p.size; ++i) x[i] = p.decay ? static_cast<S>(0.02 * rng.normal()) : S(0);
     } else if (torch_init) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(k * (2.0 * uniform() - 1.0));
+      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(k * (2.0 * rng.uniform() - 1.0));
     } else if (!p.decay) {
       for (size_t i = 0; i < p.size; ++i) x[i] = S(0);
     } else {
       const double scale = 1.0 / std::sqrt(static_cast<double>(p.shape[1]));
       for (size_t i = 0; i < p.size; ++i) {
-        double z = normal();
-        while (std::abs(z) > 2.0) z = normal();
+        double z = rng.normal();
+        while (std::abs(z) > 2.0) z = rng.normal();
         x[i] = static_cast<S>(scale * z);
       }
     }

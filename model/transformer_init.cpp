@@ -2,10 +2,10 @@
 // functions (model.hpp, spline_init_values).
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "model/model.hpp"
+#include "model/init_random.hpp"
 #include "model/transformer.hpp"
 
 namespace srbench::model {
@@ -33,12 +33,12 @@ std::vector<double> spline_init_values(const SplineConfig& sc, SplineInit init) 
 namespace {
 
 // A LIMe router W_l (rows H, cols (l+1)·H), model.md: `uniform` U(−a, a) with a = √(3/fan_in),
-// fan_in = cols, drawn row-major from `uniform01` (values in (0, 1)); `identity` zeros. Then the
-// current layer's block (the last H columns) is set to the identity.
-template <typename S, typename Uniform01>
-void init_router(S* x, int64_t rows, int64_t cols, bool uniform, Uniform01& uniform01) {
+// fan_in = cols, drawn row-major from `rng`'s uniforms; `identity` zeros. Then the current
+// layer's block (the last H columns) is set to the identity.
+template <typename S>
+void init_router(S* x, int64_t rows, int64_t cols, bool uniform, InitRandom& rng) {
   const double a = std::sqrt(3.0 / static_cast<double>(cols));
-  for (int64_t e = 0; e < rows * cols; ++e) x[e] = uniform ? static_cast<S>(a * (2.0 * uniform01() - 1.0)) : S(0);
+  for (int64_t e = 0; e < rows * cols; ++e) x[e] = uniform ? static_cast<S>(a * (2.0 * rng.uniform() - 1.0)) : S(0);
   for (int64_t i = 0; i < rows; ++i) {
     S* row = x + i * cols + (cols - rows);
     std::fill(row, row + rows, S(0));
@@ -50,18 +50,9 @@ void init_router(S* x, int64_t rows, int64_t cols, bool uniform, Uniform01& unif
 
 template <typename S>
 void Transformer<S>::init(S* params, uint64_t seed) const {
-  // One generator, tensors in layout order; normals by Box–Muller (the same on every platform,
-  // unlike std::normal_distribution).
-  std::mt19937_64 gen(seed);
-  auto uniform = [&] { return (static_cast<double>(gen() >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
-  auto normal = [&] {
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  };
+  // One generator, tensors in layout order (init_random.hpp).
+  InitRandom rng(seed);
   const double std_resid = 0.02 / std::sqrt(2.0 * cfg_.layers);
-  auto ends_with = [](const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
   for (const auto& p : layout_.tensors()) {
     S* x = params + p.offset;
     const bool is_norm = ends_with(p.name, "ln1.weight") || ends_with(p.name, "ln2.weight") ||
@@ -69,7 +60,7 @@ void Transformer<S>::init(S* params, uint64_t seed) const {
     // Transformer-XL's u and v: not decayed like biases, but drawn N(0, 0.02) (chomsky.md §7.3)
     const bool is_relative_bias = ends_with(p.name, "attn.rel.u") || ends_with(p.name, "attn.rel.v");
     if (p.group == ParamGroup::Router) {
-      init_router(x, p.shape[0], p.shape[1], cfg_.lime_init == "uniform", uniform);
+      init_router(x, p.shape[0], p.shape[1], cfg_.lime_init == "uniform", rng);
     } else if (p.spline != SplineSite::None) {  // deterministic: no random numbers drawn
       const auto v = p.spline == SplineSite::Mlp ? spline_init_values(cfg_.mlp_spline, cfg_.mlp_init())
                                                  : spline_init_values(cfg_.attn_spline, cfg_.attn_init());
@@ -80,7 +71,7 @@ void Transformer<S>::init(S* params, uint64_t seed) const {
       std::fill(x, x + p.size, S(0));
     } else {
       const double sd = ends_with(p.name, "attn.o.weight") || ends_with(p.name, "mlp.proj.weight") ? std_resid : 0.02;
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * normal());
+      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * rng.normal());
     }
   }
 }
