@@ -1,7 +1,9 @@
-"""What the parity tests (test_parity.py, test_recurrent_parity.py) share: model.md's tolerances
-and the AdamW schedule they train with, and the tolerance report — each check printed as it is
-made and failures gathered, the worst measure per case and column, and the exit code; also
-`run` and `sweep_run_files`, which the tests of the checkpoint scripts (tests/harness) use."""
+"""What the parity tests (test_parity.py, test_recurrent_parity.py, test_mamba_parity.py) share:
+model.md's tolerances and the AdamW schedule they train with, and the tolerance report — each
+check printed as it is made and failures gathered, the worst measure per case and column, and the
+exit code; the comparison of `srbench forward`'s output and of parity_train's steps with a
+reference (compare_forward, compare_training: the recurrent and Mamba tests); also `run` and
+`sweep_run_files`, which the tests of the checkpoint scripts (tests/harness) use."""
 import glob
 import math
 import os
@@ -71,3 +73,70 @@ def report(columns, width, limits, passed):
         return 1
     print(f"\n{passed}")
     return 0
+
+
+def compare_forward(out, logits, loss, grads):
+    """`srbench forward`'s output file `out` against the reference's logits, loss and gradients
+    ({name: tensor}): model.md's measures, every gradient by name and shape (a gradient zero in
+    theory against the floor 1e-6·G, G the largest gradient entry)."""
+    import h5py
+    from reference import relative_error
+    gmax = max(float(g.abs().max()) for g in grads.values())
+    with h5py.File(out, "r") as f:
+        ours_logits, ours_loss = f["logits"][...], float(f["loss"][()])
+        ours_grads = {n: f["grads"][n][...] for n in f["grads"]}
+    check("logits", relative_error(ours_logits, logits), LOGITS_TOL, column="logits")
+    check("loss", abs(ours_loss - float(loss)) / abs(float(loss)), LOSS_TOL,
+          f"  ours {ours_loss:.7f} ref {float(loss):.7f}", column="loss")
+    if set(ours_grads) != set(grads):
+        failures.append(f"{current[0]}: gradient names")
+        print(f"    FAIL gradient names: ours only {sorted(set(ours_grads) - set(grads))}, "
+              f"ref only {sorted(set(grads) - set(ours_grads))}")
+    for name in sorted(set(grads) & set(ours_grads)):
+        if tuple(ours_grads[name].shape) != tuple(grads[name].shape):
+            failures.append(f"{current[0]}: grad {name} shape")
+            print(f"    FAIL grad {name}: shape {ours_grads[name].shape} vs {tuple(grads[name].shape)}")
+            continue
+        zero = float(grads[name].abs().max()) < 1e-12 * gmax
+        check(f"grad {name}", relative_error(ours_grads[name], grads[name], SPEC_ZERO_FLOOR * gmax), GRAD_TOL,
+              "  (zero in theory: floor 1e-6·G)" if zero else "", column="zero grads" if zero else "grads")
+
+
+def compare_training(args, ck, batch, leaves, loss_fn, ref_grads, workdir, decays):
+    """TRAIN's AdamW steps of parity_train on checkpoint `ck` and `batch` against
+    torch.optim.AdamW on the reference's `leaves` ({name: leaf}) and `loss_fn` (() -> (logits,
+    loss)), weight decay on the leaves for which decays(name, leaf) holds; every step clips at
+    0.02 of the first gradient norm (`ref_grads`'), and must: each step's loss and gradient norm,
+    then every trained parameter."""
+    import torch
+    from reference import load_checkpoint, relative_error
+    norm0 = math.sqrt(sum(float((g * g).sum()) for g in ref_grads.values()))
+    clip = 0.02 * norm0
+    out = os.path.join(workdir, "trained.h5")
+    text = run([args.parity_train, "--checkpoint", ck, "--batch", batch, "--out", out,
+                "--steps-run", str(TRAIN["steps_run"]), "--steps", str(TRAIN["steps"]),
+                "--warmup", str(TRAIN["warmup"]), "--schedule", "cosine", "--lr", str(TRAIN["lr"]),
+                "--weight-decay", str(TRAIN["weight_decay"]), "--clip", repr(clip)])
+    ours_steps = [dict(zip(line.split()[0::2], map(float, line.split()[1::2]))) for line in text.splitlines()]
+    decay = [p for n, p in leaves.items() if decays(n, p)]
+    no_decay = [p for n, p in leaves.items() if not decays(n, p)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": TRAIN["weight_decay"]},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=TRAIN["lr"], betas=TRAIN["betas"], eps=TRAIN["eps"])
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
+    for s in range(TRAIN["steps_run"]):
+        opt.zero_grad()
+        _, loss = loss_fn()
+        loss.backward()
+        norm = float(torch.nn.utils.clip_grad_norm_(list(leaves.values()), clip))
+        o = ours_steps[s]
+        check(f"step {s} loss", abs(o["loss"] - float(loss)) / abs(float(loss)), LOSS_TOL, column="step losses")
+        check(f"step {s} grad norm", abs(o["grad_norm"] - norm) / norm, GRAD_TOL)
+        if not norm > clip:
+            failures.append(f"{current[0]}: step {s} did not clip")
+            print(f"    FAIL step {s}: gradient norm {norm:.4g} is not above the clip {clip:.4g}")
+        opt.step()
+        sched.step()
+    _, _, ours = load_checkpoint(out)
+    for name in sorted(leaves):
+        check(f"param {name}", relative_error(ours[name], leaves[name].detach()), PARAM_TOL, column="params")

@@ -20,9 +20,8 @@ import torch
 
 import mamba_reference as ref
 from init_check import check_init
-from reference import load_checkpoint, relative_error, save_params
-from parity_report import (GRAD_TOL, LIMITS, LOGITS_TOL, LOSS_TOL, PARAM_TOL, SPEC_ZERO_FLOOR, TRAIN,
-                           check, current, failures, lr_factor, report, run)
+from reference import load_checkpoint, save_params
+from parity_report import LIMITS, check, compare_forward, compare_training, current, failures, report, run
 
 V, D, L, B, T = 11, 16, 2, 5, 21
 CASES = [
@@ -70,60 +69,23 @@ def write_batch(path, rng, V):
     return torch.tensor(tokens, dtype=torch.int64), torch.tensor(targets, dtype=torch.int64)
 
 
-def check_forward(args, ck, batch, tokens, targets, out):
+def check_forward(args, ck, batch, tokens, targets, out, reference=ref):
+    """srbench forward's logits, loss and gradients against `reference`'s (a module with
+    forward_backward and make_loss: mamba_reference here)."""
     run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out])
     cfg, _, params = load_checkpoint(ck)
-    logits, loss, grads = ref.forward_backward(cfg, params, tokens, targets)
-    gmax = max(float(g.abs().max()) for g in grads.values())
-    with h5py.File(out, "r") as f:
-        ours_logits, ours_loss = f["logits"][...], float(f["loss"][()])
-        ours_grads = {n: f["grads"][n][...] for n in f["grads"]}
-    check("logits", relative_error(ours_logits, logits), LOGITS_TOL, column="logits")
-    check("loss", abs(ours_loss - float(loss)) / abs(float(loss)), LOSS_TOL,
-          f"  ours {ours_loss:.7f} ref {float(loss):.7f}", column="loss")
-    if set(ours_grads) != set(grads):
-        failures.append(f"{current[0]}: gradient names")
-        print(f"    FAIL gradient names: ours only {sorted(set(ours_grads) - set(grads))}, "
-              f"ref only {sorted(set(grads) - set(ours_grads))}")
-    for name in sorted(set(grads) & set(ours_grads)):
-        zero = float(grads[name].abs().max()) < 1e-12 * gmax
-        check(f"grad {name}", relative_error(ours_grads[name], grads[name], SPEC_ZERO_FLOOR * gmax), GRAD_TOL,
-              "  (zero in theory: floor 1e-6·G)" if zero else "", column="zero grads" if zero else "grads")
+    logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets)
+    compare_forward(out, logits, loss, grads)
     return grads
 
 
-def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
+def check_training(args, ck, batch, tokens, targets, ref_grads, workdir, reference=ref):
     """Five AdamW steps: weight decay on tok_emb, head.weight and every 2-D mixer weight, none on
     norms, biases, A_log, D (linear-rnn.md); every step clips."""
-    norm0 = math.sqrt(sum(float((g * g).sum()) for g in ref_grads.values()))
-    clip = 0.02 * norm0
-    out = os.path.join(workdir, "trained.h5")
-    text = run([args.parity_train, "--checkpoint", ck, "--batch", batch, "--out", out,
-                "--steps-run", str(TRAIN["steps_run"]), "--steps", str(TRAIN["steps"]),
-                "--warmup", str(TRAIN["warmup"]), "--schedule", "cosine", "--lr", str(TRAIN["lr"]),
-                "--weight-decay", str(TRAIN["weight_decay"]), "--clip", repr(clip)])
-    ours_steps = [dict(zip(line.split()[0::2], map(float, line.split()[1::2]))) for line in text.splitlines()]
     cfg, _, params = load_checkpoint(ck)
-    leaves, loss_fn = ref.make_loss(cfg, params, tokens, targets)
-    decay = [p for n, p in leaves.items() if p.dim() >= 2 and not n.endswith("A_log")]
-    no_decay = [p for n, p in leaves.items() if p.dim() < 2 or n.endswith("A_log")]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": TRAIN["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=TRAIN["lr"], betas=TRAIN["betas"], eps=TRAIN["eps"])
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
-    for s in range(TRAIN["steps_run"]):
-        opt.zero_grad()
-        _, loss = loss_fn()
-        loss.backward()
-        norm = float(torch.nn.utils.clip_grad_norm_(list(leaves.values()), clip))
-        o = ours_steps[s]
-        check(f"step {s} loss", abs(o["loss"] - float(loss)) / abs(float(loss)), LOSS_TOL, column="step losses")
-        check(f"step {s} grad norm", abs(o["grad_norm"] - norm) / norm, GRAD_TOL)
-        opt.step()
-        sched.step()
-    _, _, ours = load_checkpoint(out)
-    for name in sorted(leaves):
-        check(f"param {name}", relative_error(ours[name], leaves[name].detach()), PARAM_TOL, column="params")
+    leaves, loss_fn = reference.make_loss(cfg, params, tokens, targets)
+    compare_training(args, ck, batch, leaves, loss_fn, ref_grads, workdir,
+                     lambda name, p: p.dim() >= 2 and not name.endswith("A_log"))
 
 
 def check_inits(args, tmp):
