@@ -160,15 +160,20 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
 }
 
 template <typename S>
-void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C) {
+void rmsnorm_forward_eps(S* out, S* rstd, const S* inp, const S* weight, int N, int C, double eps) {
   parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S ss = fastmath::lane_sum<S>(C, [&](int64_t c) { return x[c] * x[c]; });
-    const S s = S(1) / std::sqrt(ss / C + S(kNormEps));
+    const S s = S(1) / std::sqrt(ss / C + S(eps));
     S* o = out + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) o[c] = x[c] * s * weight[c];
     rstd[n] = s;
   });
+}
+
+template <typename S>
+void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C) {
+  rmsnorm_forward_eps(out, rstd, inp, weight, N, C, kNormEps);
 }
 
 template <typename S>
@@ -408,6 +413,7 @@ void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const
   template void layernorm_backward<S>(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, int,   \
                                       int);                                                                \
   template void rmsnorm_forward<S>(S*, S*, const S*, const S*, int, int);                                  \
+  template void rmsnorm_forward_eps<S>(S*, S*, const S*, const S*, int, int, double);                      \
   template void rmsnorm_backward<S>(S*, S*, const S*, const S*, const S*, const S*, int, int);             \
   template void matmul_forward<S>(S*, const S*, const S*, const S*, int, int, int);                        \
   template void matmul_backward<S>(S*, S*, S*, const S*, const S*, const S*, int, int, int);               \

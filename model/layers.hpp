@@ -33,6 +33,9 @@ void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* i
 // RMSNorm, eps 1e-5: out = inp·rstd·weight, rstd = 1/sqrt(mean(inp²) + eps); saves rstd (N).
 template <typename S>
 void rmsnorm_forward(S* out, S* rstd, const S* inp, const S* weight, int N, int C);
+// The same with another eps (DeltaNet's and GLA's norms: 1e-6); backward is rmsnorm_backward.
+template <typename S>
+void rmsnorm_forward_eps(S* out, S* rstd, const S* inp, const S* weight, int N, int C, double eps);
 template <typename S>
 void rmsnorm_backward(S* dinp, S* dweight, const S* dout, const S* inp, const S* weight, const S* rstd,
                       int N, int C);

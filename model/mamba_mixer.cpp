@@ -7,6 +7,7 @@
 
 #include "model/buffers.hpp"
 #include "model/fastmath.hpp"
+#include "model/gates.hpp"
 #include "model/layers.hpp"
 #include "model/parallel.hpp"
 #include "model/recurrent_kernels.hpp"
@@ -18,28 +19,10 @@ namespace {
 using recurrent::exp_nonpositive_;
 using recurrent::sigmoid_;
 
-template <typename S>
-S silu(S v) {
-  return v * sigmoid_(v);
-}
-// d SiLU / dv = σ(v)·(1 + v·(1 − σ(v)))
-template <typename S>
-S silu_grad(S v) {
-  const S s = sigmoid_(v);
-  return s * (S(1) + v * (S(1) - s));
-}
-// softplus(v) = log(1 + e^v), v for v > 20 (PyTorch's threshold): fastmath's in float (the same
-// bits in the vectorised loop and its remainder, on every machine), libm's in double (the tests'
-// reference precision); its derivative σ(v) (1 above 20).
-template <typename S>
-S softplus(S v) {
-  if constexpr (std::is_same_v<S, float>) return fastmath::softplus(v);
-  else return v > S(20) ? v : std::log1p(std::exp(v));
-}
-template <typename S>
-S softplus_grad(S v) {
-  return v > S(20) ? S(1) : sigmoid_(v);
-}
+using gates::silu;
+using gates::silu_grad;
+using gates::softplus;
+using gates::softplus_grad;
 
 int chunks_of(int T) { return (T + MambaMixer<float>::kChunk - 1) / MambaMixer<float>::kChunk; }
 
