@@ -86,7 +86,7 @@ void DeltaNetMixer<S>::buffers(Self& self, const DeltaNetDims& m, bool need_grad
   f(self.d_qkv_, 3 * nd, scratch), f(self.d_act_, 3 * nd, scratch), f(self.d_beta_, nH, scratch);
   f(self.d_alpha_, m.gated ? nH : 0, scratch), f(self.d_bz_, nH, scratch), f(self.d_az_, m.gated ? nH : 0, scratch);
   f(self.d_conv_w_, static_cast<int64_t>(m.B) * k * d, scratch), f(self.d_g_, m.output_gate ? nd : 0, scratch);
-  f(self.d_onorm_, nd, scratch);  // ∂/∂u of one projection at a time, added into du
+  f(self.du_part_, nd, scratch);  // ∂/∂u of one projection at a time, added into du
 }
 
 template <typename S>
@@ -161,7 +161,7 @@ void DeltaNetMixer<S>::backward(S* du, const DeltaNetGrads<S>& g, const S* dout,
                                 const DeltaNetWeights<S>& w, const DeltaNetDims& m) {
   const int N = static_cast<int>(m.rows()), d = m.d, H = m.H, Kh = m.head_dim(), kappa = m.K;
   const int64_t nd = m.rows() * d, nH = m.rows() * H;
-  S* tmp = d_onorm_.data();  // ∂/∂u through one projection
+  S* tmp = du_part_.data();  // ∂/∂u through one projection
   auto add_du = [&](const S* dy, S* dweight, S* dbias, const S* weight, int OC) {
     matmul_backward(tmp, dweight, dbias, dy, u, weight, N, d, OC);
     for (int64_t i = 0; i < nd; ++i) du[i] += tmp[i];

@@ -65,7 +65,7 @@ class DeltaNetMixer {
   std::vector<S> conv_t_;  // (κ, d): one projection's taps transposed
   // backward
   std::vector<S> d_gated_, d_on_, d_o_, d_qkv_, d_act_, d_beta_, d_alpha_, d_bz_, d_az_, d_conv_w_, d_g_;
-  std::vector<S> d_onorm_;  // (N·H, K): o_norm's gradient per row, summed in row order
+  std::vector<S> du_part_;  // (N, d): ∂loss/∂u through one projection, added into du
 };
 
 }  // namespace srbench::model
