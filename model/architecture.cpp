@@ -1,5 +1,6 @@
 #include "model/architecture.hpp"
 
+#include "model/deltanet.hpp"
 #include "model/mamba.hpp"
 #include "model/recurrent.hpp"
 #include "model/transformer.hpp"
@@ -10,6 +11,7 @@ template <typename S>
 std::unique_ptr<Architecture<S>> make_architecture(const ModelConfig& cfg) {
   if (cfg.recurrent()) return std::make_unique<RecurrentStack<S>>(cfg);  // recurrent.md
   if (cfg.arch == Arch::Mamba) return std::make_unique<MambaStack<S>>(cfg);  // linear-rnn.md
+  if (cfg.arch == Arch::DeltaNet) return std::make_unique<DeltaNetStack<S>>(cfg);
   return std::make_unique<Transformer<S>>(cfg);
 }
 

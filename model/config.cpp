@@ -64,6 +64,7 @@ const char* to_string(Arch a) {
     case Arch::StackRnn: return "stack_rnn";
     case Arch::TapeRnn: return "tape_rnn";
     case Arch::Mamba: return "mamba";
+    case Arch::DeltaNet: return "deltanet";
   }
   return "?";
 }
@@ -238,7 +239,13 @@ void add_recurrent_fields(FieldTable<ModelConfig, const std::string&>& t) {
 // to_yaml, whatever the table's).
 void add_linear_fields(FieldTable<ModelConfig, const std::string&>& t) {
   t.push_back(size_field("d_state", &ModelConfig::d_state));
-  t.push_back(size_field("d_conv", &ModelConfig::d_conv));
+  // d_conv: at least 1 under mamba, 0 (no short convolution) allowed under deltanet
+  ModelField conv = size_field("d_conv", &ModelConfig::d_conv, 0);
+  conv.check = [](const ModelConfig& c) {
+    const int least = c.arch == Arch::DeltaNet ? 0 : 1;
+    if (c.d_conv < least) fail("d_conv", "must be >= " + std::to_string(least) + ", got " + std::to_string(c.d_conv));
+  };
+  t.push_back(conv);
   t.push_back(size_field("expand", &ModelConfig::expand));
   // dt_rank: unset is ⌈d_model/16⌉; written and compared resolved
   ModelField dt = field("dt_rank", [](auto& c) -> auto& { return c.dt_rank; }, parse_int, [](int v) { return v; });
@@ -251,15 +258,31 @@ void add_linear_fields(FieldTable<ModelConfig, const std::string&>& t) {
   t.push_back(choice_field("eigenvalues", &ModelConfig::eigenvalues, {Eigenvalues::Positive, Eigenvalues::Signed}));
   t.push_back(field("final_norm", [](auto& c) -> auto& { return c.final_norm; }, parse_bool, [](bool v) { return v; }));
   t.push_back(choice_field("init", &ModelConfig::init, {InitScheme::Default, InitScheme::Grazzi}));
+  ModelField beta = size_field("beta_scale", &ModelConfig::beta_scale, 1, 2);
+  t.push_back(beta);
+  t.push_back(field("gated", [](auto& c) -> auto& { return c.gated; }, parse_bool, [](bool v) { return v; }));
+  t.push_back(field("output_gate", [](auto& c) -> auto& { return c.output_gate; }, parse_bool, [](bool v) { return v; }));
+  // mlp_hidden: unset is F's rule; written and compared resolved
+  ModelField mlp = field("mlp_hidden", [](auto& c) -> auto& { return c.gated_mlp_hidden; }, parse_int, [](int v) { return v; });
+  mlp.write = [](const ModelConfig& c, YAML::Emitter& e) { e << c.resolved_mlp_hidden(); };
+  mlp.equal = [](const ModelConfig& a, const ModelConfig& b) { return a.resolved_mlp_hidden() == b.resolved_mlp_hidden(); };
+  mlp.check = [](const ModelConfig& c) {
+    if (c.gated_mlp_hidden < -1)
+      fail("mlp_hidden", "must be >= 0, got " + std::to_string(c.gated_mlp_hidden));
+  };
+  t.push_back(mlp);
 }
 
 // The keys of a config's YAML in order: the table's, except under a linear arch, whose keys
 // linear-rnn.md orders (vocab, arch, layers, d_model, max_len, then its own).
-const std::vector<std::string>& linear_order(Arch) {
+const std::vector<std::string>& linear_order(Arch a) {
   static const std::vector<std::string> mamba = {"vocab",   "arch",    "layers",      "d_model", "max_len",
                                                  "d_state", "d_conv",  "expand",      "dt_rank", "eigenvalues",
                                                  "norm",    "final_norm", "init"};
-  return mamba;
+  static const std::vector<std::string> deltanet = {"vocab",  "arch",        "layers",     "d_model", "max_len",
+                                                    "heads",  "d_conv",      "beta_scale", "gated",   "output_gate",
+                                                    "mlp_hidden", "norm",    "final_norm", "init"};
+  return a == Arch::DeltaNet ? deltanet : mamba;
 }
 
 // Every field of the table made arch-aware (the last step of building it): a key that does not
@@ -282,16 +305,20 @@ void make_arch_aware(FieldTable<ModelConfig, const std::string&>& t) {
 }  // namespace
 
 bool ModelConfig::applies(Arch a, const std::string& key) {
-  static const std::vector<std::pair<std::string, Arch>> own = {
-      {"nonlinearity", Arch::Rnn},      {"stack_size", Arch::StackRnn}, {"stack_cell_size", Arch::StackRnn},
-      {"tape_size", Arch::TapeRnn},     {"tape_cell_size", Arch::TapeRnn}, {"tape_mlp", Arch::TapeRnn},
-      {"d_state", Arch::Mamba},         {"d_conv", Arch::Mamba},        {"expand", Arch::Mamba},
-      {"dt_rank", Arch::Mamba},         {"eigenvalues", Arch::Mamba},   {"final_norm", Arch::Mamba},
-      {"init", Arch::Mamba}};
-  for (const auto& [k, arch] : own)
-    if (k == key) return a == arch;
+  // each recurrent or linear arch's own keys, and the archs they apply to
+  static const std::vector<std::pair<std::string, std::vector<Arch>>> own = {
+      {"nonlinearity", {Arch::Rnn}},        {"stack_size", {Arch::StackRnn}},   {"stack_cell_size", {Arch::StackRnn}},
+      {"tape_size", {Arch::TapeRnn}},       {"tape_cell_size", {Arch::TapeRnn}}, {"tape_mlp", {Arch::TapeRnn}},
+      {"d_state", {Arch::Mamba}},           {"d_conv", {Arch::Mamba, Arch::DeltaNet}},
+      {"expand", {Arch::Mamba}},            {"dt_rank", {Arch::Mamba}},         {"eigenvalues", {Arch::Mamba}},
+      {"final_norm", {Arch::Mamba, Arch::DeltaNet}}, {"init", {Arch::Mamba, Arch::DeltaNet}},
+      {"beta_scale", {Arch::DeltaNet}},     {"gated", {Arch::DeltaNet}},        {"output_gate", {Arch::DeltaNet}},
+      {"mlp_hidden", {Arch::DeltaNet}}};
+  for (const auto& [k, archs] : own)
+    if (k == key) return std::find(archs.begin(), archs.end(), a) != archs.end();
   if (a == Arch::Transformer) return true;
-  if (a == Arch::Mamba && key == "norm") return true;  // linear-rnn.md: rms or layer, default rms
+  if ((a == Arch::Mamba || a == Arch::DeltaNet) && key == "norm") return true;  // linear-rnn.md: rms or layer, default rms
+  if (a == Arch::DeltaNet && key == "heads") return true;
   return key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
 }
 
@@ -315,7 +342,7 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     t.push_back(vocab);
     ModelField arch = choice_field("arch", &ModelConfig::arch,
                                    {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn,
-                                    Arch::Mamba});
+                                    Arch::Mamba, Arch::DeltaNet});
     arch.omit = [](const ModelConfig& c) { return c.arch == Arch::Transformer; };  // transformer configs keep their text
     t.push_back(arch);
     // Every layer is a set of named tensors (ParamLayout), so a depth far beyond any trainable one
@@ -453,6 +480,8 @@ ModelConfig ModelConfig::from_yaml(const std::string& text) {
 
 void ModelConfig::validate() const {
   check_fields(model_fields(), *this);
+  if (arch == Arch::DeltaNet && d_model % heads != 0)
+    fail("heads", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
   if (arch != Arch::Transformer) return;  // the cross-field checks below are the transformer's
   if (d_model % heads != 0)
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));

@@ -27,7 +27,7 @@ enum class Extrapolate { Constant, Linear };
 enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
 enum class SplineShare { Layer, Model };
 // recurrent.md: the network (`arch`), and rnn's nonlinearity.
-enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn, Mamba };
+enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn, Mamba, DeltaNet };
 enum class Nonlinearity { Tanh, Relu };
 // linear-rnn.md: Mamba's eigenvalue range ([0, 1] or [−1, 1]) and the init scheme.
 enum class Eigenvalues { Positive, Signed };
@@ -92,19 +92,25 @@ struct ModelConfig {
 
   // ---- linear-rnn.md: the linear recurrent archs (mamba) and their keys ----
   int d_state = 16;                               // mamba: N >= 1
-  int d_conv = 4;                                 // mamba: κ >= 1
+  int d_conv = 4;                                 // mamba: κ >= 1; deltanet: κ >= 0 (0: no short convolution)
   int expand = 2;                                 // mamba: E = expand·d_model
   int dt_rank = 0;                                // mamba: R >= 1; 0 = ⌈d_model/16⌉ (resolved_dt_rank)
   Eigenvalues eigenvalues = Eigenvalues::Positive;  // mamba: Ā in (0, 1) or (−1, 1)
   bool final_norm = true;                         // linear archs: ln_f before the head
-  InitScheme init = InitScheme::Default;          // mamba: the reference LM's init or Grazzi et al.'s
+  InitScheme init = InitScheme::Default;          // mamba, deltanet: the reference LM's init or Grazzi et al.'s
+  int beta_scale = 1;                             // deltanet: β = beta_scale·σ(·), 1 or 2 (eigenvalues in [−1, 1])
+  bool gated = false;                             // deltanet: Gated DeltaNet's decay α
+  bool output_gate = false;                       // deltanet: ô ⊙ SiLU(W_g u)
+  int gated_mlp_hidden = -1;                      // key mlp_hidden: deltanet: the SwiGLU MLP's width; 0 none; −1 = F's rule (resolved_mlp_hidden)
   // `norm` as stated (set() marks it): under the linear archs an unstated norm is rms (their
   // default), under the transformer layer (model.md's).
   bool norm_stated = false;
-  bool linear() const { return arch == Arch::Mamba; }
+  bool linear() const { return arch == Arch::Mamba || arch == Arch::DeltaNet; }
   bool transformer() const { return arch == Arch::Transformer; }
   Norm resolved_norm() const { return linear() && !norm_stated ? Norm::Rms : norm; }
   int resolved_dt_rank() const { return dt_rank > 0 ? dt_rank : (d_model + 15) / 16; }
+  // F's GatedMLP width for hidden_ratio 4: 256·⌈⌊8d/3⌋/256⌉ (256 for d <= 96, 512 for d = 128)
+  int resolved_mlp_hidden() const { return gated_mlp_hidden >= 0 ? gated_mlp_hidden : 256 * ((8 * d_model / 3 + 255) / 256); }
   // Whether `key` (a key of keys(), or a spline section's name) applies under `a`: under the
   // transformer every key but the recurrent and linear archs' own; under a recurrent or linear
   // arch vocab, arch, layers, d_model, max_len and that arch's own keys (linear-rnn.md's table). A key that does not apply is not written

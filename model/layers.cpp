@@ -120,17 +120,23 @@ void encoder_backward(S* dtok_emb, S* dpos, const S* dout, const int32_t* tokens
 
 // ---------------------------------------------------------------------------------------------
 template <typename S>
-void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+void layernorm_forward_eps(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C,
+                           double eps) {
   parallel_for(N, N >= 256, [&](int n) {
     const S* x = inp + static_cast<int64_t>(n) * C;
     const S m = fastmath::lane_sum<S>(C, [&](int64_t c) { return x[c]; }) / S(C);
     const S v = fastmath::lane_sum<S>(C, [&](int64_t c) { return (x[c] - m) * (x[c] - m); }) / S(C);
-    const S s = S(1) / std::sqrt(v + S(kNormEps));
+    const S s = S(1) / std::sqrt(v + S(eps));
     S* o = out + static_cast<int64_t>(n) * C;
     for (int c = 0; c < C; ++c) o[c] = (x[c] - m) * s * weight[c] + bias[c];
     mean[n] = m;
     rstd[n] = s;
   });
+}
+
+template <typename S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C) {
+  layernorm_forward_eps(out, mean, rstd, inp, weight, bias, N, C, kNormEps);
 }
 
 template <typename S>
@@ -410,6 +416,7 @@ void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const
   template void encoder_forward<S>(S*, const int32_t*, const S*, const S*, int, int, int);                \
   template void encoder_backward<S>(S*, S*, const S*, const int32_t*, int, int, int);                     \
   template void layernorm_forward<S>(S*, S*, S*, const S*, const S*, const S*, int, int);                  \
+  template void layernorm_forward_eps<S>(S*, S*, S*, const S*, const S*, const S*, int, int, double);      \
   template void layernorm_backward<S>(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, int,   \
                                       int);                                                                \
   template void rmsnorm_forward<S>(S*, S*, const S*, const S*, int, int);                                  \

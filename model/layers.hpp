@@ -26,6 +26,9 @@ void encoder_backward(S* dtok_emb, S* dpos, const S* dout, const int32_t* tokens
 // LayerNorm, eps 1e-5: out = (inp - mean)·rstd·weight + bias; saves mean, rstd (N).
 template <typename S>
 void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C);
+template <typename S>  // another eps (DeltaNet's and GLA's norms: 1e-6); backward is layernorm_backward
+void layernorm_forward_eps(S* out, S* mean, S* rstd, const S* inp, const S* weight, const S* bias, int N, int C,
+                           double eps);
 template <typename S>
 void layernorm_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
                         const S* mean, const S* rstd, int N, int C);

@@ -76,6 +76,7 @@ class ParamLayout {
            ParamGroup group = ParamGroup::Main);
   void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
   void add_mamba(const ModelConfig& cfg);      // linear-rnn.md's mamba tensors (mamba.cpp)
+  void add_deltanet(const ModelConfig& cfg);   // linear-rnn.md's deltanet tensors (deltanet.cpp)
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;

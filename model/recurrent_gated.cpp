@@ -292,7 +292,8 @@ std::unique_ptr<RecurrentCell<S>> make_cell(const ModelConfig& cfg, const ParamL
     case Arch::StackRnn:
     case Arch::TapeRnn: return make_memory_cell<S>(cfg, layout, l);
     case Arch::Transformer:
-    case Arch::Mamba: break;
+    case Arch::Mamba:
+    case Arch::DeltaNet: break;
   }
   throw ModelError("make_cell: arch " + std::string(to_string(cfg.arch)) + " is not recurrent");
 }
