@@ -79,14 +79,20 @@ TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does
   CHECK_FALSE(a == b);
 }
 
-TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.md's for mamba)", "[recurrent][config]") {
+TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.md's for mamba and deltanet)",
+          "[recurrent][config]") {
   const std::set<std::string> mamba_own = {"d_state", "d_conv", "expand", "dt_rank", "eigenvalues", "final_norm", "init"};
+  const std::set<std::string> deltanet_own = {"heads", "d_conv", "beta_scale", "gated", "output_gate", "mlp_hidden",
+                                              "norm", "final_norm", "init"};
+  const std::set<std::string> linear_only = {"d_state", "d_conv", "expand", "dt_rank", "eigenvalues", "final_norm",
+                                             "init", "beta_scale", "gated", "output_gate", "mlp_hidden"};
   for (const auto& key : ModelConfig::keys()) {
     INFO(key);
     const bool recurrent_own = key == "nonlinearity" || key.rfind("stack_", 0) == 0 || key.rfind("tape_", 0) == 0;
     const bool common = key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
-    CHECK(ModelConfig::applies(Arch::Transformer, key) == !(recurrent_own || mamba_own.count(key)));
+    CHECK(ModelConfig::applies(Arch::Transformer, key) == !(recurrent_own || linear_only.count(key)));
     CHECK(ModelConfig::applies(Arch::Mamba, key) == (common || mamba_own.count(key) || key == "norm"));
+    CHECK(ModelConfig::applies(Arch::DeltaNet, key) == (common || deltanet_own.count(key) > 0));
     CHECK(ModelConfig::applies(Arch::Lstm, key) == common);
     CHECK(ModelConfig::applies(Arch::Gru, key) == common);
     CHECK(ModelConfig::applies(Arch::Rnn, key) == (common || key == "nonlinearity"));
@@ -118,7 +124,7 @@ TEST_CASE("recurrent config: errors name the key and the arch", "[recurrent][con
   CHECK_THROWS_WITH(c.set("arch", "stackrnn"), Catch::Contains("did you mean 'stack_rnn'"));
   CHECK_THROWS_WITH(c.set("arch", "mambo"), Catch::Contains("unknown value 'mambo'") &&
                                                 Catch::Contains("did you mean 'mamba'") &&
-                                                Catch::Contains("transformer, rnn, lstm, gru, stack_rnn, tape_rnn, mamba"));
+                                                Catch::Contains("transformer, rnn, lstm, gru, stack_rnn, tape_rnn, mamba, deltanet"));
   CHECK_THROWS_WITH(c.set("nonlinearity", "sigmoid"), Catch::Contains("model.nonlinearity") && Catch::Contains("tanh, relu"));
   // ranges, checked only under the arch that has the key
   c.vocab = 3;
