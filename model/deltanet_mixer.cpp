@@ -201,14 +201,14 @@ void DeltaNetMixer<S>::backward(S* du, const DeltaNetGrads<S>& g, const S* dout,
   if (m.gated) {  // log α = −A·softplus(az), A = exp(A_log)
     for (int h = 0; h < H; ++h) {
       const S A = static_cast<S>(std::exp(static_cast<double>(w.A_log[h])));
-      S dA_log = 0;
-      for (int64_t r = 0; r < m.rows(); ++r) {  // rows in order
+      double dA_log = 0;  // a sum over every row, with cancellation: accumulated in double, rows in order
+      for (int64_t r = 0; r < m.rows(); ++r) {
         const int64_t i = r * H + h;
         const S dlog = d_alpha_[i] * alpha_[i];
         d_az_[i] = -dlog * A * softplus_grad(az_[i]);
-        dA_log += -dlog * A * softplus(az_[i]);
+        dA_log -= static_cast<double>(dlog) * static_cast<double>(A) * static_cast<double>(softplus(az_[i]));
       }
-      g.A_log[h] += dA_log;
+      g.A_log[h] += static_cast<S>(dA_log);
     }
     add_du(d_az_.data(), g.a_proj, g.dt_bias, w.a_proj, H);
   }

@@ -71,7 +71,7 @@ def write_batch(path, rng, V):
 
 def check_forward(args, ck, batch, tokens, targets, out, reference=ref):
     """srbench forward's logits, loss and gradients against `reference`'s (a module with
-    forward_backward and make_loss: mamba_reference here)."""
+    forward_backward and make_loss: mamba_reference here, deltanet_reference for DeltaNet)."""
     run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out])
     cfg, _, params = load_checkpoint(ck)
     logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets)

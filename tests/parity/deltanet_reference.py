@@ -1,0 +1,93 @@
+"""The reference of srbench's DeltaNet language model (linear-rnn.md, "Forward" and "DeltaNet"), in
+float64 PyTorch, written from the spec: pre-norm blocks (RMSNorm or LayerNorm, ε 1e-6), the mixer
+(q/k/v projections, causal depthwise convs by PyTorch's conv1d, SiLU, l2 with ε 1e-6 inside the
+root, β = beta_scale·σ(b_proj u), the gate α = exp(−exp(A_log)·softplus(a_proj u + dt_bias)), the
+delta rule as a loop over time with the full K×K state, o_norm, the output gate, o_proj), the
+SwiGLU MLP, ln_f and an untied head with bias; autograd for the gradients. Nothing here imports
+srbench code.
+
+Every function takes the checkpoint's config (dict) and parameters ({name: float64 tensor}).
+"""
+import torch
+import torch.nn.functional as F
+
+EPS = 1e-6  # every norm of deltanet (F's norm_eps), l2's too
+
+
+def norm(x, p, prefix, kind):
+    if kind == "layer":
+        return F.layer_norm(x, (x.shape[-1],), p[prefix + ".weight"], p[prefix + ".bias"], EPS)
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * p[prefix + ".weight"]
+
+
+def short_conv(x, w):
+    """x [B, T, d], w [d, κ]: PyTorch's Conv1d(d, d, κ, groups=d, padding=κ−1), its first T outputs."""
+    T = x.shape[1]
+    return F.conv1d(x.transpose(1, 2), w.unsqueeze(1), padding=w.shape[1] - 1, groups=w.shape[0])[..., :T].transpose(1, 2)
+
+
+def mixer(cfg, p, m, u):
+    B, T, d = u.shape
+    H = cfg["heads"]
+    K = d // H
+    qkv = []
+    for x in ("q", "k", "v"):
+        y = u @ p[m + f"{x}_proj.weight"].T
+        if cfg["d_conv"] > 0:
+            y = short_conv(y, p[m + f"{x}_conv1d.weight"])
+        qkv.append(F.silu(y).reshape(B, T, H, K))
+    q, k, v = qkv
+    q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + EPS)
+    k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + EPS)
+    beta = cfg["beta_scale"] * torch.sigmoid(u @ p[m + "b_proj.weight"].T)  # [B, T, H]
+    if cfg["gated"]:
+        z = u @ p[m + "a_proj.weight"].T + p[m + "dt_bias"]
+        alpha = torch.exp(-torch.exp(p[m + "A_log"]) * F.softplus(z))
+    else:
+        alpha = torch.ones_like(beta)
+    S = u.new_zeros(B, H, K, K)  # rows: value channels, columns: key channels
+    eye = torch.eye(K, dtype=u.dtype)
+    outs = []
+    for t in range(T):
+        kt, vt, qt = k[:, t], v[:, t], q[:, t]
+        bt, at = beta[:, t, :, None, None], alpha[:, t, :, None, None]
+        S = at * S @ (eye - bt * kt[..., :, None] * kt[..., None, :]) + bt * vt[..., :, None] * kt[..., None, :]
+        outs.append((S @ qt[..., :, None])[..., 0] / K ** 0.5)
+    o = torch.stack(outs, dim=1)  # [B, T, H, K]
+    o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + EPS) * p[m + "o_norm.weight"]
+    o = o.reshape(B, T, d)
+    if cfg["output_gate"]:
+        o = o * F.silu(u @ p[m + "g_proj.weight"].T)
+    return o @ p[m + "o_proj.weight"].T
+
+
+def logits(cfg, p, tokens):
+    """logits [B, T, V] of tokens [B, T]."""
+    h = p["tok_emb"][tokens]
+    for l in range(cfg["layers"]):
+        b = f"blocks.{l}."
+        h = h + mixer(cfg, p, b + "mixer.", norm(h, p, b + "ln1", cfg["norm"]))
+        if cfg["mlp_hidden"] > 0:
+            x = norm(h, p, b + "ln2", cfg["norm"])
+            h = h + (F.silu(x @ p[b + "mlp.gate_proj.weight"].T) * (x @ p[b + "mlp.up_proj.weight"].T)) \
+                @ p[b + "mlp.down_proj.weight"].T
+    if cfg.get("final_norm", True):
+        h = norm(h, p, "ln_f", cfg["norm"])
+    return h @ p["head.weight"].T + p["head.bias"]
+
+
+def make_loss(cfg, params, tokens, targets):
+    leaves = {n: t.clone().requires_grad_(True) for n, t in params.items()}
+
+    def loss_fn():
+        z = logits(cfg, leaves, tokens)
+        return z, F.cross_entropy(z.reshape(-1, z.shape[-1]), targets.reshape(-1), ignore_index=-1)
+
+    return leaves, loss_fn
+
+
+def forward_backward(cfg, params, tokens, targets):
+    leaves, loss_fn = make_loss(cfg, params, tokens, targets)
+    z, loss = loss_fn()
+    loss.backward()
+    return z.detach(), loss.detach(), {n: p.grad.detach().clone() for n, p in leaves.items()}

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""srbench's DeltaNet language model (linear-rnn.md) against a float64 PyTorch implementation of
+the spec (deltanet_reference.py): `srbench forward`'s logits, loss and every gradient, then five
+AdamW steps of parity_train against torch.optim.AdamW, for the keys of the table (beta_scale 1 and
+2, gated, output_gate, d_conv 0 and 4, mlp_hidden 0, rms and layer norm, with and without ln_f,
+init grazzi), one and two layers; weights perturbed to O(1) as the spec's "Agreement" says, on
+padded batches. Tolerances model.md's (parity_report.py). Needs torch, h5py, numpy, yaml: it
+fails, never skips.
+
+    /usr/bin/python3 test_deltanet_parity.py --srbench build/harness/srbench --parity-train build/tests/parity_train
+"""
+import argparse
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+import deltanet_reference
+from parity_report import LIMITS, current, failures, report, run
+from reference import load_checkpoint, save_params
+from test_mamba_parity import check_forward, check_training, write_batch
+
+V, D = 11, 16
+CASES = [
+    ("deltanet", ["layers=2"]),
+    ("deltanet/1 layer, beta_scale 2", ["layers=1", "beta_scale=2", "mlp_hidden=24"]),
+    ("deltanet/gated, output gate, layer norm", ["layers=2", "gated=true", "output_gate=true", "norm=layer"]),
+    ("deltanet/no conv, no MLP, no ln_f, grazzi", ["layers=2", "d_conv=0", "mlp_hidden=0", "final_norm=false",
+                                                   "init=grazzi", "beta_scale=2"]),
+    ("deltanet/4 heads, d_conv 2", ["layers=1", "heads=4", "d_conv=2", "gated=true"]),
+]
+COLUMNS = ["logits", "loss", "grads", "zero grads", "step losses", "params"]
+
+
+def perturb(path, rng):
+    """linear-rnn.md's perturbation: matrices N(0, 1)·gain/√fan_in (conv 0.8, b_proj 1.5, v_proj 2.5,
+    head 1.5, else 1), tok_emb N(0, 1), norm weights 1 + 0.3·N(0, 1), biases 0.3·N(0, 1), A_log
+    ln U(0.3, 1.5), dt_bias U(−1.5, 0.5)."""
+    _, _, params = load_checkpoint(path)
+    new = {}
+    for name, p in params.items():
+        shape = tuple(p.shape)
+        if name == "tok_emb":
+            v = rng.standard_normal(shape)
+        elif name.endswith("A_log"):
+            v = np.log(rng.uniform(0.3, 1.5, shape))
+        elif name.endswith("dt_bias"):
+            v = rng.uniform(-1.5, 0.5, shape)
+        elif any(part in ("ln1", "ln2", "ln_f", "o_norm") for part in name.split(".")) and name.endswith("weight"):
+            v = 1.0 + 0.3 * rng.standard_normal(shape)
+        elif p.dim() == 2:
+            gain = 0.8 if "conv1d" in name else 1.5 if ("b_proj" in name or name == "head.weight") else \
+                2.5 if "v_proj" in name else 1.0
+            v = gain * rng.standard_normal(shape) / math.sqrt(shape[1])
+        else:
+            v = 0.3 * rng.standard_normal(shape)
+        new[name] = torch.tensor(v)
+    save_params(path, new)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--srbench", required=True)
+    ap.add_argument("--parity-train", required=True)
+    args = ap.parse_args()
+    torch.set_default_dtype(torch.float64)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(20261205)
+    with tempfile.TemporaryDirectory(prefix="srbench-deltanet-parity-") as tmp:
+        for i, (label, sets) in enumerate(CASES):
+            current[0] = label
+            settings = dict(arch="deltanet", d_model=D, heads=2, max_len=32)
+            settings.update(s.split("=", 1) for s in sets)
+            print(f"== {label}: V {V}, " + ", ".join(f"{k} {v}" for k, v in settings.items()))
+            ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
+            try:
+                run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
+                    [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
+                perturb(ck, rng)
+                tokens, targets = write_batch(batch, rng, V)
+                grads = check_forward(args, ck, batch, tokens, targets, out, deltanet_reference)
+                check_training(args, ck, batch, tokens, targets, grads, tmp, deltanet_reference)
+            except (RuntimeError, ValueError) as e:
+                failures.append(label)
+                print(f"    FAIL {label}: {e}")
+    return report(COLUMNS, 42, LIMITS, "all deltanet parity checks passed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
