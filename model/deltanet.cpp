@@ -3,10 +3,10 @@
 #include "model/deltanet.hpp"
 
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "model/buffers.hpp"
+#include "model/init_random.hpp"
 #include "model/layers.hpp"
 
 namespace srbench::model {
@@ -215,17 +215,10 @@ const S* DeltaNetStack<S>::block_output(int l) const {
 // `_init_weights`; `init: grazzi`: G's DeltaNet layer and LM).
 template <typename S>
 void DeltaNetStack<S>::init(S* params, uint64_t seed) const {
-  std::mt19937_64 gen(seed);
-  auto uniform = [&] { return (static_cast<double>(gen() >> 11) + 0.5) * 0x1.0p-53; };  // (0, 1)
-  auto normal = [&] {  // Box–Muller: the same on every platform
-    const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  };
+  InitRandom rng(seed);
+  auto uniform = [&] { return rng.uniform(); };
+  auto normal = [&] { return rng.normal(); };
   const bool grazzi = cfg_.init == InitScheme::Grazzi;
-  auto ends_with = [](const std::string& s, const char* suffix) {
-    const std::string x(suffix);
-    return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-  };
   for (const auto& p : layout_.tensors()) {
     S* x = params + p.offset;
     auto fill_uniform = [&](double b) {

@@ -12,6 +12,7 @@ fails, never skips.
 import argparse
 import math
 import os
+import shutil
 import sys
 import tempfile
 
@@ -19,9 +20,10 @@ import numpy as np
 import torch
 
 import deltanet_reference
-from parity_report import LIMITS, current, failures, report, run
+from parity_report import LIMITS, check, compare_training, current, failures, report, run
+from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
-from test_mamba_parity import check_forward, check_training, write_batch
+from test_mamba_parity import check_forward, write_batch
 
 V, D = 11, 16
 CASES = [
@@ -31,6 +33,8 @@ CASES = [
     ("deltanet/no conv, no MLP, no ln_f, grazzi", ["layers=2", "d_conv=0", "mlp_hidden=0", "final_norm=false",
                                                    "init=grazzi", "beta_scale=2"]),
     ("deltanet/4 heads, d_conv 2", ["layers=1", "heads=4", "d_conv=2", "gated=true"]),
+    ("deltanet/3 layers, d 32, grazzi, gated", ["layers=3", "d_model=32", "init=grazzi", "gated=true",
+                                                "output_gate=true", "mlp_hidden=48"]),
 ]
 COLUMNS = ["logits", "loss", "grads", "zero grads", "step losses", "params"]
 
@@ -61,6 +65,52 @@ def perturb(path, rng):
     save_params(path, new)
 
 
+def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
+    """Five AdamW steps (weight decay on every matrix but A_log). DeltaNet's trajectories can be
+    sensitive at float32's rounding level (a SwiGLU MLP of 256 hidden units at d 16 has gradient
+    elements near 0, whose first AdamW update takes its sign from rounding; heads near o_norm's
+    ε): the reference's own sensitivity to 1e-7·G gradient noise is measured and, where it exceeds
+    model.md's limit, ours is held to it (parity_report.compare_training). Then `srbench forward`
+    at the reference's trained parameters, held to model.md's limits: the model where training has
+    moved it, whatever the trajectory's conditioning."""
+    cfg, _, params = load_checkpoint(ck)
+    leaves, loss_fn = deltanet_reference.make_loss(cfg, params, tokens, targets)
+    compare_training(args, ck, batch, leaves, loss_fn, ref_grads, workdir,
+                     lambda name, p: p.dim() >= 2 and not name.endswith("A_log"),
+                     lambda: deltanet_reference.make_loss(cfg, params, tokens, targets))
+    trained = os.path.join(workdir, "trained-ref.h5")
+    shutil.copyfile(ck, trained)
+    save_params(trained, {n: p.detach().clone() for n, p in leaves.items()})
+    print("    at the reference's parameters after the steps:")
+    check_forward(args, trained, batch, tokens, targets, os.path.join(workdir, "trained-out.h5"), deltanet_reference)
+
+
+def check_inits(args, tmp):
+    """linear-rnn.md's init check on fresh checkpoints large enough for its pooled tests (d 64,
+    V 64), every case's keys, three seeds; then the checker must catch the wrong inits of the same
+    checkpoints, each where it differs from the right one: o_proj rescaled by 1/√(2L), q_proj with
+    nn.Linear's default U(±1/√d) under init: default, and under init: grazzi the mixer's xavier with gain 1, the
+    convs N(0, 0.02), down_proj without its 1/√(2L)."""
+    def scaled(suffix, f):
+        return lambda cfg, p: {n: (f(cfg, v) if n.endswith(suffix) else v) for n, v in p.items()}
+    every = lambda cfg: True
+    grazzi = lambda cfg: cfg["init"] == "grazzi"
+    wrong = {
+        "o_proj x 1/sqrt(2L)": (every, scaled("o_proj.weight", lambda c, v: v / math.sqrt(2 * c["layers"]))),
+        "nn.Linear default on q_proj": (lambda c: not grazzi(c),
+                                        scaled("q_proj.weight", lambda c, v: (torch.rand_like(v) * 2 - 1) /
+                                               math.sqrt(c["d_model"]))),
+        "xavier gain 1": (grazzi, lambda c, p: {n: (v * 2 ** 2.5 if ".mixer." in n and n.endswith("_proj.weight") else v)
+                                                for n, v in p.items()}),
+        "convs N(0, 0.02)": (lambda c: grazzi(c) and c["d_conv"] > 0,
+                             scaled("conv1d.weight", lambda c, v: 0.02 * torch.randn_like(v))),
+        "down_proj unscaled": (lambda c: grazzi(c) and c["mlp_hidden"] > 0,
+                               scaled("down_proj.weight", lambda c, v: v * math.sqrt(2 * c["layers"]))),
+    }
+    check_fresh_inits(args.srbench, tmp, CASES, dict(arch="deltanet", layers=2, d_model=64, heads=2, max_len=32),
+                      ("d_model", "mlp_hidden"), wrong)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--srbench", required=True)
@@ -70,6 +120,7 @@ def main():
     torch.set_num_threads(1)
     rng = np.random.default_rng(20261205)
     with tempfile.TemporaryDirectory(prefix="srbench-deltanet-parity-") as tmp:
+        check_inits(args, tmp)
         for i, (label, sets) in enumerate(CASES):
             current[0] = label
             settings = dict(arch="deltanet", d_model=D, heads=2, max_len=32)
@@ -82,7 +133,7 @@ def main():
                 perturb(ck, rng)
                 tokens, targets = write_batch(batch, rng, V)
                 grads = check_forward(args, ck, batch, tokens, targets, out, deltanet_reference)
-                check_training(args, ck, batch, tokens, targets, grads, tmp, deltanet_reference)
+                check_training(args, ck, batch, tokens, targets, grads, tmp)
             except (RuntimeError, ValueError) as e:
                 failures.append(label)
                 print(f"    FAIL {label}: {e}")

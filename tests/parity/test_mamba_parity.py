@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 import mamba_reference as ref
-from init_check import check_init
+from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
 from parity_report import LIMITS, check, compare_forward, compare_training, current, failures, report, run
 
@@ -75,7 +75,7 @@ def check_forward(args, ck, batch, tokens, targets, out, reference=ref):
     run([args.srbench, "forward", "--checkpoint", ck, "--batch", batch, "--out", out])
     cfg, _, params = load_checkpoint(ck)
     logits, loss, grads = reference.forward_backward(cfg, params, tokens, targets)
-    compare_forward(out, logits, loss, grads)
+    compare_forward(out, logits, loss, grads, one_layer=cfg["layers"] == 1)
     return grads
 
 
@@ -93,7 +93,6 @@ def check_inits(args, tmp):
     V 64, 2 layers), every case's keys, three seeds; then the checker must catch four wrong inits
     of the same checkpoints: out_proj without (or with a double) 1/√L, tok_emb drawn uniform with
     N(0, 0.02)'s spread, the dt biases drawn uniformly in [0.001, 0.1], A_log of S4D-lin (A = −½)."""
-    current[0] = "init"
     wrong = {
         "out_proj x 1/√2": lambda p: {n: (v / math.sqrt(2) if n.endswith("out_proj.weight") else v)
                                       for n, v in p.items()},
@@ -104,24 +103,8 @@ def check_inits(args, tmp):
         "A_log S4D-lin": lambda p: {n: (torch.full_like(v, math.log(0.5)) if n.endswith("A_log") else v)
                                     for n, v in p.items()},
     }
-    caught = {k: 0 for k in wrong}
-    checked = 0
-    for label, sets in CASES:
-        for seed in range(3):
-            settings = dict(arch="mamba", layers=2, d_model=64, max_len=32)
-            settings.update(s.split("=", 1) for s in sets if not s.startswith(("layers", "d_model")))
-            ck = os.path.join(tmp, "init.h5")
-            run([args.srbench, "init-checkpoint", "--vocab", "64", "--seed", str(seed), "--out", ck] +
-                [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
-            cfg, _, params = load_checkpoint(ck)
-            bad = check_init(cfg, params)
-            check(f"init: {label}, seed {seed}", float(len(bad)), 0.0, ("  " + "; ".join(bad)) if bad else "")
-            checked += 1
-            torch.manual_seed(seed)
-            for k, f in wrong.items():
-                caught[k] += bool(check_init(cfg, f(params)))
-    for k, n in caught.items():
-        check(f"init check catches '{k}'", float(checked - n), 0.0, f"  in {n} of {checked} checkpoints")
+    check_fresh_inits(args.srbench, tmp, CASES, dict(arch="mamba", layers=2, d_model=64, max_len=32),
+                      ("layers", "d_model"), {k: (lambda cfg: True, lambda cfg, p, f=f: f(p)) for k, f in wrong.items()})
 
 
 def main():
