@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 import deltanet_reference
-from parity_report import LIMITS, check, compare_training, current, failures, report, run
+from parity_report import LIMITS, compare_training, current, failures, report, run
 from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
 from test_mamba_parity import check_forward, write_batch

@@ -21,7 +21,7 @@ import torch
 import mamba_reference as ref
 from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
-from parity_report import LIMITS, check, compare_forward, compare_training, current, failures, report, run
+from parity_report import LIMITS, compare_forward, compare_training, current, failures, report, run
 
 V, D, L, B, T = 11, 16, 2, 5, 21
 CASES = [
