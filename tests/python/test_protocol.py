@@ -340,26 +340,36 @@ def main():
     check(p.returncode == 0 and os.path.exists(os.path.join(figs, "acc_vs_length_flipflop.png")),
           f"plot_results failed: {p.stdout}{p.stderr}")
 
-    # ---- a mamba entry (linear-rnn.md): its config as resolved, the same batches as any arch --------
-    mamba_path = os.path.join(tmp, "mamba.yaml")
-    with open(mamba_path, "w") as f:
-        f.write(SUITE.replace("name: pyproto", "name: pymamba").replace(
-            "  - name: tiny-alibi\n    model: {position: alibi}",
-            "  - name: mamba\n    model: {arch: mamba, d_state: 4, eigenvalues: signed}"))
-    ms = srbench.load_suite(mamba_path)
-    mruns = [r for r in ms.runs if r.model == "mamba"]
-    check(len(mruns) == 8, f"{len(mruns)} mamba runs, expected 8")
-    for r in mruns:
-        model = r.config["model"]
-        check(model["arch"] == "mamba" and model["d_state"] == 4 and model["eigenvalues"] == "signed"
-              and "heads" not in model, f"{r.id}: mamba's resolved model section {model}")
-        tiny = [t for t in ms.runs if t.model == "tiny" and t.entry == r.entry and t.seed == r.seed][0]
-        ours, theirs = list(ms.training_stream(run=r.id)), list(ms.training_stream(run=tiny.id))
-        trainer = ms._trainer_batches(r.id, 100)
-        check(len(ours) == len(trainer) and all(same_batch(a, b) for a, b in zip(ours, trainer)),
-              f"{r.entry} seed {r.seed}: mamba's stream is not its trainer's batches")
-        check(all(same_batch(a, b) for a, b in zip(ours, theirs)), f"{r.entry}: mamba draws other data than tiny")
-    raises(lambda: srbench.load_suite(mamba_path, {"model.d_state": 0}), "d_state")
+    # ---- linear-rnn.md's entries: their config as resolved, the same batches as any arch -----------
+    def linear_entry(name, entry, expect, bad):
+        """A suite with model entry `name` (`entry` its model section) beside tiny: 8 runs whose
+        resolved model section satisfies expect(model), whose stream is the trainer's batches and
+        tiny's data; the override `bad` raises naming its key."""
+        path = os.path.join(tmp, f"{name}.yaml")
+        with open(path, "w") as f:
+            f.write(SUITE.replace("name: pyproto", f"name: py{name}").replace(
+                "  - name: tiny-alibi\n    model: {position: alibi}", f"  - name: {name}\n    model: {entry}"))
+        ls = srbench.load_suite(path)
+        runs = [r for r in ls.runs if r.model == name]
+        check(len(runs) == 8, f"{len(runs)} {name} runs, expected 8")
+        for r in runs:
+            model = r.config["model"]
+            check(expect(model), f"{r.id}: {name}'s resolved model section {model}")
+            tiny = [t for t in ls.runs if t.model == "tiny" and t.entry == r.entry and t.seed == r.seed][0]
+            ours, theirs = list(ls.training_stream(run=r.id)), list(ls.training_stream(run=tiny.id))
+            trainer = ls._trainer_batches(r.id, 100)
+            check(len(ours) == len(trainer) and all(same_batch(a, b) for a, b in zip(ours, trainer)),
+                  f"{r.entry} seed {r.seed}: {name}'s stream is not its trainer's batches")
+            check(all(same_batch(a, b) for a, b in zip(ours, theirs)), f"{r.entry}: {name} draws other data than tiny")
+        raises(lambda: srbench.load_suite(path, bad), next(iter(bad)).split(".")[-1])
+
+    linear_entry("mamba", "{arch: mamba, d_state: 4, eigenvalues: signed}",
+                 lambda m: m["arch"] == "mamba" and m["d_state"] == 4 and m["eigenvalues"] == "signed"
+                 and "heads" not in m, {"model.d_state": 0})
+    # heads inherited by deltanet (it applies); its own keys resolved
+    linear_entry("delta", "{arch: deltanet, heads: 2, beta_scale: 2, gated: true}",
+                 lambda m: m["arch"] == "deltanet" and m["heads"] == 2 and m["beta_scale"] == 2 and m["gated"]
+                 and m["output_gate"] is False and "position" not in m, {"model.beta_scale": 3})
 
     # ---- bad input ------------------------------------------------------------------------------
     raises(lambda: srbench.load_suite(os.path.join(tmp, "missing.yaml")), "missing.yaml")

@@ -163,13 +163,14 @@ ModelConfig recurrent_config(Arch arch) {
   c.arch = arch;
   c.stack_size = 6, c.stack_cell_size = 4;
   c.tape_size = 8, c.tape_cell_size = 4, c.tape_mlp = 16;
+  c.gated = c.output_gate = arch == Arch::DeltaNet;  // deltanet with every optional part
   return c;
 }
 
 }  // namespace
 
 TEST_CASE("no allocation in training steps after the first: every recurrent arch", "[alloc][recurrent]") {
-  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn, Arch::Mamba})
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn, Arch::Mamba, Arch::DeltaNet})
     for (int threads : {1, 2}) {
       INFO(to_string(arch) << ", threads " << threads);
       CHECK(allocations_after_first_step(recurrent_config(arch), threads) == 0);
@@ -323,23 +324,28 @@ TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every a
   }
 }
 
-TEST_CASE("mamba's evaluation memory is linear in T: equal steps of T add equal bytes", "[alloc][infer][mamba]") {
+TEST_CASE("mamba's and deltanet's evaluation memory is linear in T: equal steps of T add equal bytes",
+          "[alloc][infer][mamba][deltanet]") {
   omp_set_num_threads(2);
-  ModelConfig c = config_s();
-  c.arch = Arch::Mamba;
-  c.max_len = 2048;
-  const int B = 4;
-  infer_bytes(c, B, 512);  // once first: sgemm's per-thread packing buffers get their size
-  const long at512 = infer_bytes(c, B, 512), at1k = infer_bytes(c, B, 1024), at2k = infer_bytes(c, B, 2048);
-  INFO("bytes at T=512: " << at512 << ", 1024: " << at1k << ", 2048: " << at2k);
-  // a + b·T: the step 1024 -> 2048 adds twice the step 512 -> 1024 (a T² term would add 6x, a
-  // fixed state per position nothing); per position, at most 16 values of width E a layer (the
-  // mixers keep about 11, the states are recomputed a chunk at a time, never kept (T, E, N))
-  const long step1 = at1k - at512, step2 = at2k - at1k;
-  CHECK(step1 > 0);
-  CHECK(std::labs(step2 - 2 * step1) <= step1 / 100);
-  const long per_position = step1 / (static_cast<long>(B) * 512);
-  CHECK(per_position < 16L * c.layers * c.expand * c.d_model * static_cast<long>(sizeof(float)));
+  for (Arch arch : {Arch::Mamba, Arch::DeltaNet}) {
+    INFO(to_string(arch));
+    ModelConfig c = recurrent_config(arch);
+    c.max_len = 2048;
+    const int B = 4;
+    infer_bytes(c, B, 512);  // once first: sgemm's per-thread packing buffers get their size
+    const long at512 = infer_bytes(c, B, 512), at1k = infer_bytes(c, B, 1024), at2k = infer_bytes(c, B, 2048);
+    INFO("bytes at T=512: " << at512 << ", 1024: " << at1k << ", 2048: " << at2k);
+    // a + b·T: the step 1024 -> 2048 adds twice the step 512 -> 1024 (a T² term would add 6x, a
+    // fixed state per position nothing); per position, at most 16 values of width E (mamba) or of
+    // the widest of d and the MLP (deltanet) a layer: the states are recomputed a chunk at a time,
+    // never kept per position (mamba's (T, E, N), deltanet's (T, H, K, K))
+    const long step1 = at1k - at512, step2 = at2k - at1k;
+    CHECK(step1 > 0);
+    CHECK(std::labs(step2 - 2 * step1) <= step1 / 100);
+    const long per_position = step1 / (static_cast<long>(B) * 512);
+    const long width = arch == Arch::Mamba ? c.expand * c.d_model : std::max(c.d_model, c.resolved_mlp_hidden());
+    CHECK(per_position < 16L * c.layers * width * static_cast<long>(sizeof(float)));
+  }
 }
 
 // ---- what a call allocates, as the model reports it (model/memory.hpp) -------------------------
@@ -400,6 +406,7 @@ TEST_CASE("forward_backward_memory and infer_memory are what the first calls all
       {"lstm", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Lstm},
       {"stack_rnn", Attention::Softmax, Position::Learned, Lime::None, true, Arch::StackRnn},
       {"mamba", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Mamba},
+      {"deltanet", Attention::Softmax, Position::Learned, Lime::None, true, Arch::DeltaNet},
   };
   const int B = 8, T = 12;
   for (const Variant& v : variants)
