@@ -3,7 +3,9 @@
 /work/shared/spec/model.md as PyTorch users write it, trained exactly as bench_model trains ours;
 with --arch rnn | lstm | gru, recurrent.md's model: torch.nn.Embedding, torch.nn.RNN / LSTM / GRU
 (layers, batch_first) and torch.nn.Linear; with --arch mamba, linear-rnn.md's Mamba on the CPU path
-its reference has (`selective_scan_ref`'s loop over time, autograd through it; MambaMixer below).
+its reference has (`selective_scan_ref`'s loop over time, autograd through it; MambaMixer below);
+with --arch deltanet, linear-rnn.md's DeltaNet LM with fla's naive recurrent delta rule
+(`delta_rule_recurrence`'s loop over time, autograd through it; DeltaNetMixer below).
 
 Learned positions, pre-LN blocks (LayerNorm eps 1e-5), fused q|k|v linear, causal softmax
 attention, exact-erf GeLU MLP ×4, cross-entropy on every position; AdamW (β 0.9, 0.98, ε 1e-9,
@@ -11,6 +13,8 @@ weight decay 0.01 on matrices and embeddings only), gradient clipping by the glo
 Data: the copy-previous-token stream bench_model uses (vocab 32).
 
     reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10 [--arch lstm]
+
+(--heads: the transformer's and deltanet's; the other archs ignore it.)
 
 Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak> params=<count>`.
 With --eval-examples N, forward only instead (evaluate() below).
@@ -158,6 +162,104 @@ class Mamba(nn.Module):
         return self.head(self.ln_f(x))
 
 
+def l2norm(x, eps=1e-6):
+    """fla's l2norm over a head's channels: x / sqrt(sum x^2 + eps)."""
+    return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps)
+
+
+def delta_rule_recurrence(q, k, v, beta):
+    """fla's `fla/ops/delta_rule/naive.py` `delta_rule_recurrence` (a loop over time, vectorised over
+    batch and heads; its state S is keys x values), with the time axis unbound once and the outputs
+    stacked instead of `k[:, :, i]` and `o[:, :, i] = ...` inside the loop (which make autograd's
+    backward quadratic in T), and without its `.clone()`s (S is never written in place here).
+    q, k, v (B, T, H, K), beta (B, T, H); returns o (B, T, H, K)."""
+    B, T, H, K = q.shape
+    q = q * K ** -0.5
+    S = q.new_zeros(B, H, K, v.shape[-1])
+    os = []
+    for q_t, k_t, v_t, b_t in zip(q.unbind(1), k.unbind(1), v.unbind(1), beta.unbind(1)):
+        v_t = (v_t - (S * k_t[..., None]).sum(-2)) * b_t[..., None]
+        S = S + k_t.unsqueeze(-1) * v_t.unsqueeze(-2)
+        os.append(torch.einsum("bhd,bhdm->bhm", q_t, S))
+    return torch.stack(os, dim=1)
+
+
+class DeltaNetMixer(nn.Module):
+    """linear-rnn.md's DeltaNet mixer as fla's `DeltaNet` layer computes it without its Triton
+    kernels (defaults: expand_k = expand_v = 1, short convs of d_conv without bias and SiLU on q, k
+    and v, l2 norm of q and k per head, beta = sigmoid(b_proj u) one per head, per-head RMSNorm
+    o_norm, o_proj; no gate), the recurrence `delta_rule_recurrence` above."""
+
+    def __init__(self, d, heads=4, d_conv=4, eps=1e-6):
+        super().__init__()
+        self.H, self.K = heads, d // heads
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.b_proj = nn.Linear(d, heads, bias=False)
+        self.q_conv1d = nn.Conv1d(d, d, d_conv, groups=d, padding=d_conv - 1, bias=False)
+        self.k_conv1d = nn.Conv1d(d, d, d_conv, groups=d, padding=d_conv - 1, bias=False)
+        self.v_conv1d = nn.Conv1d(d, d, d_conv, groups=d, padding=d_conv - 1, bias=False)
+        self.o_norm = RMSNorm(self.K, eps)
+        self.o_proj = nn.Linear(d, d, bias=False)
+
+    def forward(self, u):
+        B, T, d = u.shape
+
+        def short_conv(proj, conv):  # fla's ShortConvolution with activation silu
+            return F.silu(conv(proj(u).transpose(1, 2))[..., :T].transpose(1, 2)).reshape(B, T, self.H, self.K)
+
+        q = l2norm(short_conv(self.q_proj, self.q_conv1d))
+        k = l2norm(short_conv(self.k_proj, self.k_conv1d))
+        v = short_conv(self.v_proj, self.v_conv1d)
+        beta = self.b_proj(u).sigmoid()  # (B, T, H)
+        o = delta_rule_recurrence(q, k, v, beta)
+        return self.o_proj(self.o_norm(o).reshape(B, T, d))
+
+
+class GatedMLP(nn.Module):
+    """fla's GatedMLP (SwiGLU): down(silu(gate(x)) * up(x)), no biases."""
+
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.gate_proj = nn.Linear(d, hidden, bias=False)
+        self.up_proj = nn.Linear(d, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DeltaNet(nn.Module):
+    """linear-rnn.md's deltanet LM (srbench's defaults: heads 4, d_conv 4, mlp_hidden
+    256*ceil(floor(8d/3)/256), RMSNorm eps 1e-6 everywhere): embedding, pre-RMSNorm blocks
+    h + mixer(ln1(h)), h + mlp(ln2(h)), ln_f, untied head with bias; fla's `_init_weights`
+    (every Linear and Conv1d weight and the embedding N(0, 0.02), biases 0)."""
+
+    def __init__(self, vocab, d, layers, heads=4, d_conv=4, eps=1e-6):
+        super().__init__()
+        hidden = 256 * -(-(8 * d // 3) // 256)
+        self.tok = nn.Embedding(vocab, d)
+        self.ln1 = nn.ModuleList(RMSNorm(d, eps) for _ in range(layers))
+        self.mixers = nn.ModuleList(DeltaNetMixer(d, heads, d_conv, eps) for _ in range(layers))
+        self.ln2 = nn.ModuleList(RMSNorm(d, eps) for _ in range(layers))
+        self.mlps = nn.ModuleList(GatedMLP(d, hidden) for _ in range(layers))
+        self.ln_f = RMSNorm(d, eps)
+        self.head = nn.Linear(d, vocab)
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Conv1d, nn.Embedding)):
+                nn.init.normal_(m.weight, 0.0, 0.02)
+                if getattr(m, "bias", None) is not None:
+                    nn.init.zeros_(m.bias)
+
+    def forward(self, idx):
+        x = self.tok(idx)
+        for n1, m, n2, f in zip(self.ln1, self.mixers, self.ln2, self.mlps):
+            x = x + m(n1(x))
+            x = x + f(n2(x))
+        return self.head(self.ln_f(x))
+
+
 def evaluate(model, a):
     """Forward only, as an evaluation runs: every example once, batches of a.batch, the logits'
     argmax; prints `tok_s=<examples·T / wall s> s=<wall s> maxrss_kb=<peak of the process>`."""
@@ -186,7 +288,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--vocab", type=int, default=32)
-    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru", "mamba"])
+    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru", "mamba", "deltanet"])
     ap.add_argument("--eval-examples", type=int, default=0,
                     help="forward only: this many random examples in batches of --batch under torch.no_grad()")
     a = ap.parse_args()
@@ -196,6 +298,8 @@ def main():
         model = GPT(a.vocab, a.d, a.layers, a.heads, max(256, a.T))
     elif a.arch == "mamba":
         model = Mamba(a.vocab, a.d, a.layers)
+    elif a.arch == "deltanet":
+        model = DeltaNet(a.vocab, a.d, a.layers, a.heads)
     else:
         model = Recurrent(a.arch, a.vocab, a.d, a.layers)
     if a.eval_examples > 0:
