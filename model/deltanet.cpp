@@ -1,32 +1,18 @@
-// The DeltaNet language model (deltanet.hpp): layout, init, forward and backward around the mixers
-// and MLPs.
+// The DeltaNet language model (deltanet.hpp): the mixer's tensors in the layout, its offsets and
+// weights, and the stack's instantiation.
 #include "model/deltanet.hpp"
 
 #include <cmath>
 #include <string>
 
 #include "model/buffers.hpp"
-#include "model/init_random.hpp"
-#include "model/layers.hpp"
+#include "model/mixer_stack_impl.hpp"
 
 namespace srbench::model {
 
-namespace {
-constexpr double kEps = 1e-6;  // every norm of deltanet (linear-rnn.md: F's norm_eps)
-}
-
 void ParamLayout::add_deltanet(const ModelConfig& cfg) {
-  const int64_t V = cfg.vocab, d = cfg.d_model, H = cfg.heads, K = cfg.d_conv, I = cfg.resolved_mlp_hidden();
-  const bool bias = cfg.resolved_norm() == Norm::Layer;
-  auto norm = [&](const std::string& prefix) {
-    add(prefix + ".weight", {d}, false);
-    if (bias) add(prefix + ".bias", {d}, false);
-  };
-  add("tok_emb", {V, d}, true);
-  for (int l = 0; l < cfg.layers; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".";
-    norm(b + "ln1");
-    const std::string m = b + "mixer.";
+  const int64_t d = cfg.d_model, H = cfg.heads, K = cfg.d_conv;
+  add_mixer_mlp(cfg, [&](const std::string& m) {
     add(m + "q_proj.weight", {d, d}, true);
     add(m + "k_proj.weight", {d, d}, true);
     add(m + "v_proj.weight", {d, d}, true);
@@ -41,227 +27,28 @@ void ParamLayout::add_deltanet(const ModelConfig& cfg) {
     if (cfg.output_gate) add(m + "g_proj.weight", {d, d}, true);
     add(m + "o_norm.weight", {d / H}, false);
     add(m + "o_proj.weight", {d, d}, true);
-    if (I > 0) {
-      norm(b + "ln2");
-      add(b + "mlp.gate_proj.weight", {I, d}, true);
-      add(b + "mlp.up_proj.weight", {I, d}, true);
-      add(b + "mlp.down_proj.weight", {d, I}, true);
-    }
-  }
-  if (cfg.final_norm) norm("ln_f");
-  add("head.weight", {V, d}, true);
-  add("head.bias", {V}, false);
-  spline_block_.offset = total_;
+  });
 }
 
-template <typename S>
-DeltaNetStack<S>::DeltaNetStack(const ModelConfig& cfg)
-    : cfg_(cfg), layout_(cfg), L_(cfg.layers), C_(cfg.d_model), V_(cfg.vocab), I_(cfg.resolved_mlp_hidden()),
-      layer_norm_(cfg.resolved_norm() == Norm::Layer), mixers_(static_cast<size_t>(cfg.layers)),
-      mlps_(static_cast<size_t>(cfg.layers)) {
-  tok_emb_ = layout_.at("tok_emb").offset;
-  headw_ = layout_.at("head.weight").offset;
-  headb_ = layout_.at("head.bias").offset;
-  lnf_w_ = offset_or_none(layout_, "ln_f.weight");
-  lnf_b_ = offset_or_none(layout_, "ln_f.bias");
-  for (int l = 0; l < L_; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".", m = b + "mixer.";
-    auto at = [&](const std::string& n) { return offset_or_none(layout_, n); };
-    Block k{};
-    k.ln1_w = at(b + "ln1.weight"), k.ln1_b = at(b + "ln1.bias");
-    k.ln2_w = at(b + "ln2.weight"), k.ln2_b = at(b + "ln2.bias");
-    k.q = at(m + "q_proj.weight"), k.k = at(m + "k_proj.weight"), k.v = at(m + "v_proj.weight");
-    k.qc = at(m + "q_conv1d.weight"), k.kc = at(m + "k_conv1d.weight"), k.vc = at(m + "v_conv1d.weight");
-    k.b = at(m + "b_proj.weight"), k.a = at(m + "a_proj.weight"), k.A_log = at(m + "A_log");
-    k.dt_bias = at(m + "dt_bias"), k.g = at(m + "g_proj.weight"), k.o_norm = at(m + "o_norm.weight");
-    k.o = at(m + "o_proj.weight");
-    k.gate = at(b + "mlp.gate_proj.weight"), k.up = at(b + "mlp.up_proj.weight"), k.down = at(b + "mlp.down_proj.weight");
-    blocks_.push_back(k);
-  }
+DeltaNetFamily::Offsets DeltaNetFamily::offsets(const ParamLayout& layout, const std::string& m) {
+  auto at = [&](const std::string& n) { return offset_or_none(layout, m + n); };
+  return Offsets{at("q_proj.weight"),   at("k_proj.weight"), at("v_proj.weight"), at("q_conv1d.weight"),
+                 at("k_conv1d.weight"), at("v_conv1d.weight"), at("b_proj.weight"), at("a_proj.weight"),
+                 at("A_log"),           at("dt_bias"),       at("g_proj.weight"), at("o_norm.weight"),
+                 at("o_proj.weight")};
 }
 
-template <typename S>
-DeltaNetDims DeltaNetStack<S>::dims(int B, int T) const {
-  return DeltaNetDims{B, T, C_, cfg_.heads, cfg_.d_conv, cfg_.beta_scale, cfg_.gated, cfg_.output_gate};
-}
-
-template <typename S>
 template <typename P>
-auto DeltaNetStack<S>::mixer_weights(const Block& b, P* p) {
+auto DeltaNetFamily::weights(const Offsets& o, P* p) {
+  using S = std::remove_const_t<P>;
   using W = std::conditional_t<std::is_const_v<P>, DeltaNetWeights<S>, DeltaNetGrads<S>>;
-  return W{tensor_at(p, b.q),     tensor_at(p, b.k),       tensor_at(p, b.v), tensor_at(p, b.qc),
-           tensor_at(p, b.kc),    tensor_at(p, b.vc),      tensor_at(p, b.b), tensor_at(p, b.a),
-           tensor_at(p, b.A_log), tensor_at(p, b.dt_bias), tensor_at(p, b.g), tensor_at(p, b.o_norm),
-           tensor_at(p, b.o)};
+  return W{tensor_at(p, o.q),     tensor_at(p, o.k),       tensor_at(p, o.v), tensor_at(p, o.qc),
+           tensor_at(p, o.kc),    tensor_at(p, o.vc),      tensor_at(p, o.b), tensor_at(p, o.a),
+           tensor_at(p, o.A_log), tensor_at(p, o.dt_bias), tensor_at(p, o.g), tensor_at(p, o.o_norm),
+           tensor_at(p, o.o)};
 }
 
-template <typename S>
-template <typename P>
-auto DeltaNetStack<S>::mlp_weights(const Block& b, P* p) {
-  using W = std::conditional_t<std::is_const_v<P>, GatedMlpWeights<S>, GatedMlpGrads<S>>;
-  return W{tensor_at(p, b.gate), tensor_at(p, b.up), tensor_at(p, b.down)};
-}
-
-template <typename S>
-template <typename Self, typename F>
-void DeltaNetStack<S>::buffers(Self& self, int B, int T, bool need_grads, F&& f) {
-  const int64_t N = static_cast<int64_t>(B) * T, C = self.C_, parts = static_cast<int64_t>(self.L_) * (self.I_ > 0 ? 2 : 1);
-  f(self.h_, (parts + 1) * N * C, Role::Saved);
-  f(self.n_, parts * N * C, Role::Saved);
-  f(self.mean_, (parts + 1) * N, Role::Saved);
-  f(self.rstd_, (parts + 1) * N, Role::Saved);
-  f(self.nf_, N * C, Role::Saved);
-  f(self.part_, N * C, Role::Saved);
-  if (!need_grads) return;
-  f(self.dh_, N * C, Role::Scratch);
-  f(self.dn_, N * C, Role::Scratch);
-}
-
-template <typename S>
-void DeltaNetStack<S>::reserve(int B, int T, bool need_grads) {
-  buffers(*this, B, T, need_grads, GrowBuffer{});
-  for (auto& m : mixers_) m.reserve(dims(B, T), need_grads);
-  if (I_ > 0)
-    for (auto& m : mlps_) m.reserve(static_cast<int64_t>(B) * T, C_, I_, need_grads);
-}
-
-template <typename S>
-CallMemory DeltaNetStack<S>::workspace(int B, int T, bool need_grads, int) const {
-  CallMemory c;
-  buffers(*this, B, T, need_grads, CountBuffer{&c});
-  auto add = [&](const CallMemory& k) { c.saved += k.saved, c.scratch += k.scratch; };
-  for (const auto& m : mixers_) add(m.memory(dims(B, T), need_grads));
-  if (I_ > 0)
-    for (const auto& m : mlps_) add(m.memory(static_cast<int64_t>(B) * T, C_, I_, need_grads));
-  return c;
-}
-
-template <typename S>
-void DeltaNetStack<S>::norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* w, const S* bias, int N) const {
-  if (layer_norm_) layernorm_forward_eps(out, mean, rstd, inp, w, bias, N, C_, kEps);
-  else rmsnorm_forward_eps(out, rstd, inp, w, N, C_, kEps);
-}
-
-template <typename S>
-void DeltaNetStack<S>::norm_backward(S* dinp, S* dw, S* dbias, const S* dout, const S* inp, const S* w, const S* mean,
-                                     const S* rstd, int N) const {
-  if (layer_norm_) layernorm_backward(dinp, dw, dbias, dout, inp, w, mean, rstd, N, C_);
-  else rmsnorm_backward(dinp, dw, dout, inp, w, rstd, N, C_);
-}
-
-template <typename S>
-void DeltaNetStack<S>::forward(S* logits, const int32_t* tokens, const S* P, int B, int T, const RowLengths&) {
-  B_ = B, T_ = T;
-  const int N = B * T, halves = I_ > 0 ? 2 : 1;
-  const int64_t NC = static_cast<int64_t>(N) * C_;
-  const DeltaNetDims m = dims(B, T);
-  encoder_forward(h_.data(), tokens, P + tok_emb_, static_cast<const S*>(nullptr), B, T, C_);
-  for (int idx = 0; idx < L_ * halves; ++idx) {
-    const Block& k = blocks_[static_cast<size_t>(idx / halves)];
-    const bool mixer = idx % halves == 0;
-    const S* h = h_.data() + idx * NC;
-    S* n = n_.data() + idx * NC;
-    norm_forward(n, mean_.data() + static_cast<int64_t>(idx) * N, rstd_.data() + static_cast<int64_t>(idx) * N, h,
-                 P + (mixer ? k.ln1_w : k.ln2_w), tensor_at(P, mixer ? k.ln1_b : k.ln2_b), N);
-    if (mixer) mixers_[static_cast<size_t>(idx / halves)].forward(part_.data(), n, mixer_weights(k, P), m);
-    else mlps_[static_cast<size_t>(idx / halves)].forward(part_.data(), n, mlp_weights(k, P), N, C_, I_);
-    residual_forward(h_.data() + (idx + 1) * NC, h, part_.data(), NC);
-  }
-  const int64_t last = static_cast<int64_t>(L_) * halves;
-  const S* top = h_.data() + last * NC;
-  if (cfg_.final_norm) {
-    norm_forward(nf_.data(), mean_.data() + last * N, rstd_.data() + last * N, top, P + lnf_w_, tensor_at(P, lnf_b_), N);
-    top = nf_.data();
-  }
-  matmul_forward(logits, top, P + headw_, P + headb_, N, C_, V_);
-}
-
-template <typename S>
-void DeltaNetStack<S>::backward(S* G, const S* dlogits, const int32_t* tokens, const S* P) {
-  const int B = B_, T = T_, N = B * T, halves = I_ > 0 ? 2 : 1;
-  const int64_t NC = static_cast<int64_t>(N) * C_, last = static_cast<int64_t>(L_) * halves;
-  const DeltaNetDims m = dims(B, T);
-  const S* top = cfg_.final_norm ? nf_.data() : h_.data() + last * NC;
-  S* dtop = cfg_.final_norm ? dn_.data() : dh_.data();
-  matmul_backward(dtop, G + headw_, G + headb_, dlogits, top, P + headw_, N, C_, V_);
-  if (cfg_.final_norm) {
-    std::fill(dh_.begin(), dh_.begin() + NC, S(0));
-    norm_backward(dh_.data(), G + lnf_w_, tensor_at(G, lnf_b_), dn_.data(), h_.data() + last * NC, P + lnf_w_,
-                  mean_.data() + last * N, rstd_.data() + last * N, N);
-  }
-  for (int64_t idx = last - 1; idx >= 0; --idx) {
-    const Block& k = blocks_[static_cast<size_t>(idx / halves)];
-    const bool mixer = idx % halves == 0;
-    const S* n = n_.data() + idx * NC;
-    // h_{idx+1} = h_idx + f(norm(h_idx)): dh passes through unchanged, and through f and the norm
-    if (mixer) mixers_[static_cast<size_t>(idx / halves)].backward(dn_.data(), mixer_weights(k, G), dh_.data(), n,
-                                                                    mixer_weights(k, P), m);
-    else mlps_[static_cast<size_t>(idx / halves)].backward(dn_.data(), mlp_weights(k, G), dh_.data(), n,
-                                                            mlp_weights(k, P), N, C_, I_);
-    norm_backward(dh_.data(), G + (mixer ? k.ln1_w : k.ln2_w), tensor_at(G, mixer ? k.ln1_b : k.ln2_b), dn_.data(),
-                  h_.data() + idx * NC, P + (mixer ? k.ln1_w : k.ln2_w), mean_.data() + idx * N,
-                  rstd_.data() + idx * N, N);
-  }
-  encoder_backward(G + tok_emb_, static_cast<S*>(nullptr), dh_.data(), tokens, B, T, C_);
-}
-
-template <typename S>
-const S* DeltaNetStack<S>::block_output(int l) const {
-  const int halves = I_ > 0 ? 2 : 1;
-  return h_.data() + static_cast<int64_t>(l + 1) * halves * B_ * T_ * C_;
-}
-
-// linear-rnn.md's init, one generator over the tensors in layout order (`init: default`: F's
-// `_init_weights`; `init: grazzi`: G's DeltaNet layer and LM).
-template <typename S>
-void DeltaNetStack<S>::init(S* params, uint64_t seed) const {
-  InitRandom rng(seed);
-  auto uniform = [&] { return rng.uniform(); };
-  auto normal = [&] { return rng.normal(); };
-  const bool grazzi = cfg_.init == InitScheme::Grazzi;
-  for (const auto& p : layout_.tensors()) {
-    S* x = params + p.offset;
-    auto fill_uniform = [&](double b) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(b * (2.0 * uniform() - 1.0));
-    };
-    auto fill_normal = [&](double sd) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * normal());
-    };
-    auto fill = [&](double v) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v);
-    };
-    const std::string& n = p.name;
-    const bool mixer_linear = n.find(".mixer.") != std::string::npos && ends_with(n, "_proj.weight");
-    if (n == "head.bias" || ends_with(n, "ln1.bias") || ends_with(n, "ln2.bias") || n == "ln_f.bias") fill(0.0);
-    else if (ends_with(n, "ln1.weight") || ends_with(n, "ln2.weight") || n == "ln_f.weight" || ends_with(n, "o_norm.weight"))
-      fill(1.0);
-    else if (ends_with(n, "A_log")) {  // ln a, a ~ U(0, 16); a draw of exactly 0 drawn again
-      for (size_t i = 0; i < p.size; ++i) {
-        double a = 0;
-        while (a == 0) a = 16.0 * uniform();
-        x[i] = static_cast<S>(std::log(a));
-      }
-    } else if (ends_with(n, "dt_bias")) {  // as mamba's dt_proj.bias: softplus⁻¹ of a log-uniform dt
-      for (size_t i = 0; i < p.size; ++i) {
-        const double dt = std::exp(uniform() * (std::log(0.1) - std::log(0.001)) + std::log(0.001));
-        x[i] = static_cast<S>(dt + std::log(-std::expm1(-dt)));
-      }
-    } else if (!grazzi) {
-      fill_normal(0.02);  // tok_emb, head, every Linear and Conv1d weight
-    } else if (mixer_linear) {  // xavier_uniform with gain 2^−2.5
-      const double fan_out = static_cast<double>(p.shape[0]), fan_in = static_cast<double>(p.shape[1]);
-      fill_uniform(std::pow(2.0, -2.5) * std::sqrt(6.0 / (fan_in + fan_out)));
-    } else if (ends_with(n, "conv1d.weight")) {
-      fill_uniform(1.0 / std::sqrt(static_cast<double>(cfg_.d_conv)));
-    } else if (ends_with(n, "mlp.down_proj.weight")) {
-      fill_normal(0.02 / std::sqrt(2.0 * L_));
-    } else {
-      fill_normal(0.02);  // tok_emb, head.weight, mlp.gate_proj, mlp.up_proj
-    }
-  }
-}
-
-template class DeltaNetStack<float>;
-template class DeltaNetStack<double>;
+template class MixerMlpStack<float, DeltaNetFamily>;
+template class MixerMlpStack<double, DeltaNetFamily>;
 
 }  // namespace srbench::model

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,8 @@ class ParamLayout {
   void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
   void add_mamba(const ModelConfig& cfg);      // linear-rnn.md's mamba tensors (mamba.cpp)
   void add_deltanet(const ModelConfig& cfg);   // linear-rnn.md's deltanet tensors (deltanet.cpp)
+  // The tensors of mixer_stack.hpp's LM, each block's mixer tensors added by mixer("blocks.{l}.mixer.")
+  void add_mixer_mlp(const ModelConfig& cfg, const std::function<void(const std::string&)>& mixer);
   Block spline_block_;
   std::vector<ParamInfo> tensors_;
   size_t total_ = 0;
