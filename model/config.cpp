@@ -65,12 +65,14 @@ const char* to_string(Arch a) {
     case Arch::TapeRnn: return "tape_rnn";
     case Arch::Mamba: return "mamba";
     case Arch::DeltaNet: return "deltanet";
+    case Arch::Gla: return "gla";
   }
   return "?";
 }
 const char* to_string(Nonlinearity n) { return n == Nonlinearity::Tanh ? "tanh" : "relu"; }
 const char* to_string(Eigenvalues e) { return e == Eigenvalues::Positive ? "positive" : "signed"; }
 const char* to_string(InitScheme i) { return i == InitScheme::Default ? "default" : "grazzi"; }
+const char* to_string(GlaDecay g) { return g == GlaDecay::Gated ? "gated" : "none"; }
 
 namespace {
 
@@ -271,6 +273,7 @@ void add_linear_fields(FieldTable<ModelConfig, const std::string&>& t) {
       fail("mlp_hidden", "must be >= 0, got " + std::to_string(c.gated_mlp_hidden));
   };
   t.push_back(mlp);
+  t.push_back(choice_field("gla_decay", &ModelConfig::gla_decay, {GlaDecay::Gated, GlaDecay::None}));
 }
 
 // The keys of a config's YAML in order: the table's, except under a linear arch, whose keys
@@ -282,7 +285,9 @@ const std::vector<std::string>& linear_order(Arch a) {
   static const std::vector<std::string> deltanet = {"vocab",  "arch",        "layers",     "d_model", "max_len",
                                                     "heads",  "d_conv",      "beta_scale", "gated",   "output_gate",
                                                     "mlp_hidden", "norm",    "final_norm", "init"};
-  return a == Arch::DeltaNet ? deltanet : mamba;
+  static const std::vector<std::string> gla = {"vocab", "arch",       "layers", "d_model",   "max_len",
+                                               "heads", "gla_decay",  "mlp_hidden", "norm", "final_norm"};
+  return a == Arch::DeltaNet ? deltanet : a == Arch::Gla ? gla : mamba;
 }
 
 // Every field of the table made arch-aware (the last step of building it): a key that does not
@@ -311,14 +316,14 @@ bool ModelConfig::applies(Arch a, const std::string& key) {
       {"tape_size", {Arch::TapeRnn}},       {"tape_cell_size", {Arch::TapeRnn}}, {"tape_mlp", {Arch::TapeRnn}},
       {"d_state", {Arch::Mamba}},           {"d_conv", {Arch::Mamba, Arch::DeltaNet}},
       {"expand", {Arch::Mamba}},            {"dt_rank", {Arch::Mamba}},         {"eigenvalues", {Arch::Mamba}},
-      {"final_norm", {Arch::Mamba, Arch::DeltaNet}}, {"init", {Arch::Mamba, Arch::DeltaNet}},
+      {"final_norm", {Arch::Mamba, Arch::DeltaNet, Arch::Gla}}, {"init", {Arch::Mamba, Arch::DeltaNet}},
       {"beta_scale", {Arch::DeltaNet}},     {"gated", {Arch::DeltaNet}},        {"output_gate", {Arch::DeltaNet}},
-      {"mlp_hidden", {Arch::DeltaNet}}};
+      {"mlp_hidden", {Arch::DeltaNet, Arch::Gla}}, {"gla_decay", {Arch::Gla}}};
   for (const auto& [k, archs] : own)
     if (k == key) return std::find(archs.begin(), archs.end(), a) != archs.end();
   if (a == Arch::Transformer) return true;
-  if ((a == Arch::Mamba || a == Arch::DeltaNet) && key == "norm") return true;  // linear-rnn.md: rms or layer, default rms
-  if (a == Arch::DeltaNet && key == "heads") return true;
+  if ((a == Arch::Mamba || a == Arch::DeltaNet || a == Arch::Gla) && key == "norm") return true;  // linear-rnn.md: rms or layer, default rms
+  if ((a == Arch::DeltaNet || a == Arch::Gla) && key == "heads") return true;
   return key == "vocab" || key == "arch" || key == "layers" || key == "d_model" || key == "max_len";
 }
 
@@ -342,7 +347,7 @@ const FieldTable<ModelConfig, const std::string&>& model_fields() {
     t.push_back(vocab);
     ModelField arch = choice_field("arch", &ModelConfig::arch,
                                    {Arch::Transformer, Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn,
-                                    Arch::Mamba, Arch::DeltaNet});
+                                    Arch::Mamba, Arch::DeltaNet, Arch::Gla});
     arch.omit = [](const ModelConfig& c) { return c.arch == Arch::Transformer; };  // transformer configs keep their text
     t.push_back(arch);
     // Every layer is a set of named tensors (ParamLayout), so a depth far beyond any trainable one
@@ -482,6 +487,10 @@ void ModelConfig::validate() const {
   check_fields(model_fields(), *this);
   if (arch == Arch::DeltaNet && d_model % heads != 0)
     fail("heads", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));
+  if (arch == Arch::Gla && (d_model % 2 != 0 || (d_model / 2) % heads != 0))  // K = d/(2H) key channels per head
+    fail("heads", d_model % 2 != 0 ? "gla needs an even d_model, got " + std::to_string(d_model)
+                                   : "d_model/2 = " + std::to_string(d_model / 2) + " is not divisible by heads " +
+                                         std::to_string(heads));
   if (arch != Arch::Transformer) return;  // the cross-field checks below are the transformer's
   if (d_model % heads != 0)
     fail("d_model", "d_model " + std::to_string(d_model) + " is not divisible by heads " + std::to_string(heads));

@@ -27,11 +27,13 @@ enum class Extrapolate { Constant, Linear };
 enum class SplineInit { Gelu, Relu, Identity, Exp, Elu1, Zero };
 enum class SplineShare { Layer, Model };
 // recurrent.md: the network (`arch`), and rnn's nonlinearity.
-enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn, Mamba, DeltaNet };
+enum class Arch { Transformer, Rnn, Lstm, Gru, StackRnn, TapeRnn, Mamba, DeltaNet, Gla };
 enum class Nonlinearity { Tanh, Relu };
 // linear-rnn.md: Mamba's eigenvalue range ([0, 1] or [−1, 1]) and the init scheme.
 enum class Eigenvalues { Positive, Signed };
 enum class InitScheme { Default, Grazzi };
+// linear-rnn.md: GLA's decay (α = exp(logsigmoid(z)/16), or none: causal linear attention).
+enum class GlaDecay { Gated, None };
 
 const char* to_string(Position p);
 const char* to_string(Norm n);
@@ -45,6 +47,7 @@ const char* to_string(Arch a);
 const char* to_string(Nonlinearity n);
 const char* to_string(Eigenvalues e);
 const char* to_string(InitScheme i);
+const char* to_string(GlaDecay g);
 
 // One learnable spline φ (model.md, "The learnable spline"): K keypoints x_k = −R + k·h,
 // h = 2R/(K−1), with learnable values θ_k.
@@ -101,11 +104,12 @@ struct ModelConfig {
   int beta_scale = 1;                             // deltanet: β = beta_scale·σ(·), 1 or 2 (eigenvalues in [−1, 1])
   bool gated = false;                             // deltanet: Gated DeltaNet's decay α
   bool output_gate = false;                       // deltanet: ô ⊙ SiLU(W_g u)
-  int gated_mlp_hidden = -1;                      // key mlp_hidden: deltanet: the SwiGLU MLP's width; 0 none; −1 = F's rule (resolved_mlp_hidden)
+  int gated_mlp_hidden = -1;                      // key mlp_hidden: deltanet, gla: the SwiGLU MLP's width; 0 none; −1 = F's rule (resolved_mlp_hidden)
+  GlaDecay gla_decay = GlaDecay::Gated;           // gla: the gate, or α ≡ 1
   // `norm` as stated (set() marks it): under the linear archs an unstated norm is rms (their
   // default), under the transformer layer (model.md's).
   bool norm_stated = false;
-  bool linear() const { return arch == Arch::Mamba || arch == Arch::DeltaNet; }
+  bool linear() const { return arch == Arch::Mamba || arch == Arch::DeltaNet || arch == Arch::Gla; }
   bool transformer() const { return arch == Arch::Transformer; }
   Norm resolved_norm() const { return linear() && !norm_stated ? Norm::Rms : norm; }
   int resolved_dt_rank() const { return dt_rank > 0 ? dt_rank : (d_model + 15) / 16; }

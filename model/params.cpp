@@ -38,6 +38,10 @@ ParamLayout::ParamLayout(const ModelConfig& cfg) {
     add_deltanet(cfg);
     return;
   }
+  if (cfg.arch == Arch::Gla) {
+    add_gla(cfg);
+    return;
+  }
   const int64_t V = cfg.vocab, d = cfg.d_model, F = cfg.mlp_hidden();
   const bool bias = cfg.norm == Norm::Layer;
   auto norm = [&](const std::string& prefix) {

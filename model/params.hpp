@@ -78,6 +78,7 @@ class ParamLayout {
   void add_recurrent(const ModelConfig& cfg);  // recurrent.md's tensors (recurrent_init.cpp)
   void add_mamba(const ModelConfig& cfg);      // linear-rnn.md's mamba tensors (mamba.cpp)
   void add_deltanet(const ModelConfig& cfg);   // linear-rnn.md's deltanet tensors (deltanet.cpp)
+  void add_gla(const ModelConfig& cfg);        // linear-rnn.md's gla tensors (gla.cpp)
   // The tensors of mixer_stack.hpp's LM, each block's mixer tensors added by mixer("blocks.{l}.mixer.")
   void add_mixer_mlp(const ModelConfig& cfg, const std::function<void(const std::string&)>& mixer);
   Block spline_block_;

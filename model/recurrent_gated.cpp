@@ -293,7 +293,8 @@ std::unique_ptr<RecurrentCell<S>> make_cell(const ModelConfig& cfg, const ParamL
     case Arch::TapeRnn: return make_memory_cell<S>(cfg, layout, l);
     case Arch::Transformer:
     case Arch::Mamba:
-    case Arch::DeltaNet: break;
+    case Arch::DeltaNet:
+    case Arch::Gla: break;
   }
   throw ModelError("make_cell: arch " + std::string(to_string(cfg.arch)) + " is not recurrent");
 }

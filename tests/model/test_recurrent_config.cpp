@@ -79,13 +79,14 @@ TEST_CASE("recurrent config: round trips, equality ignores the keys an arch does
   CHECK_FALSE(a == b);
 }
 
-TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.md's for mamba and deltanet)",
+TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.md's for mamba, deltanet and gla)",
           "[recurrent][config]") {
   const std::set<std::string> mamba_own = {"d_state", "d_conv", "expand", "dt_rank", "eigenvalues", "final_norm", "init"};
   const std::set<std::string> deltanet_own = {"heads", "d_conv", "beta_scale", "gated", "output_gate", "mlp_hidden",
                                               "norm", "final_norm", "init"};
-  const std::set<std::string> linear_only = {"d_state", "d_conv", "expand", "dt_rank", "eigenvalues", "final_norm",
-                                             "init", "beta_scale", "gated", "output_gate", "mlp_hidden"};
+  const std::set<std::string> gla_own = {"heads", "gla_decay", "mlp_hidden", "norm", "final_norm"};
+  const std::set<std::string> linear_only = {"d_state",    "d_conv", "expand",      "dt_rank",    "eigenvalues", "final_norm",
+                                             "init",       "beta_scale", "gated", "output_gate", "mlp_hidden",  "gla_decay"};
   for (const auto& key : ModelConfig::keys()) {
     INFO(key);
     const bool recurrent_own = key == "nonlinearity" || key.rfind("stack_", 0) == 0 || key.rfind("tape_", 0) == 0;
@@ -93,6 +94,7 @@ TEST_CASE("recurrent config: applies() is recurrent.md's table (and linear-rnn.m
     CHECK(ModelConfig::applies(Arch::Transformer, key) == !(recurrent_own || linear_only.count(key)));
     CHECK(ModelConfig::applies(Arch::Mamba, key) == (common || mamba_own.count(key) || key == "norm"));
     CHECK(ModelConfig::applies(Arch::DeltaNet, key) == (common || deltanet_own.count(key) > 0));
+    CHECK(ModelConfig::applies(Arch::Gla, key) == (common || gla_own.count(key) > 0));
     CHECK(ModelConfig::applies(Arch::Lstm, key) == common);
     CHECK(ModelConfig::applies(Arch::Gru, key) == common);
     CHECK(ModelConfig::applies(Arch::Rnn, key) == (common || key == "nonlinearity"));
