@@ -14,11 +14,11 @@ LN_DT_MIN, LN_DT_MAX = math.log(1e-3), math.log(0.1)
 
 
 def rules(cfg, names):
-    """{name: (kind, value)} for a mamba or deltanet checkpoint: ('const', v), ('normal', σ),
+    """{name: (kind, value)} for a mamba, deltanet or gla checkpoint: ('const', v), ('normal', σ),
     ('uniform', b), ('dt_bias', None), ('a_log', None: mamba's ln(n + 1)), ('gated_a_log', None:
     ln U(0, 16])."""
     arch = cfg.get("arch", "mamba")
-    if arch not in ("mamba", "deltanet"):
+    if arch not in ("mamba", "deltanet", "gla"):
         raise ValueError(f"init check: no rules for arch '{arch}'")
     grazzi = cfg.get("init", "default") == "grazzi"
     out = {}
@@ -30,6 +30,8 @@ def rules(cfg, names):
             out[name] = ("const", 1.0)
         elif arch == "mamba":
             out[name] = mamba_rule(cfg, name, grazzi)
+        elif arch == "gla":
+            out[name] = gla_rule(name)
         else:
             out[name] = deltanet_rule(cfg, name, grazzi)
     return out
@@ -84,6 +86,19 @@ def deltanet_rule(cfg, name, grazzi):
     if ".mixer." in name:
         fan_out = H if (name.endswith("b_proj.weight") or name.endswith("a_proj.weight")) else d
         return ("uniform", 2 ** -2.5 * math.sqrt(6 / (d + fan_out)))
+    return ("normal", 0.02)
+
+
+def gla_rule(name):
+    """F's _init_weights: every nn.Linear weight N(0, 0.02), gk_proj.1's bias 0."""
+    if name.endswith("gk_proj.1.bias"):
+        return ("const", 0.0)
+    known = (name in ("tok_emb", "head.weight") or
+             any(name.endswith(f"mixer.{x}_proj.weight") for x in "qkvgo") or
+             name.endswith("gk_proj.0.weight") or name.endswith("gk_proj.1.weight") or
+             any(name.endswith(f"mlp.{x}_proj.weight") for x in ("gate", "up", "down")))
+    if not known:
+        raise ValueError(f"init check: no rule for tensor '{name}'")
     return ("normal", 0.02)
 
 

@@ -65,7 +65,7 @@ def perturb(path, rng):
     save_params(path, new)
 
 
-def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
+def check_training(args, ck, batch, tokens, targets, ref_grads, workdir, reference=deltanet_reference):
     """Five AdamW steps (weight decay on every matrix but A_log). DeltaNet's trajectories can be
     sensitive at float32's rounding level (a SwiGLU MLP of 256 hidden units at d 16 has gradient
     elements near 0, whose first AdamW update takes its sign from rounding; heads near o_norm's
@@ -74,15 +74,15 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, workdir):
     at the reference's trained parameters, held to model.md's limits: the model where training has
     moved it, whatever the trajectory's conditioning."""
     cfg, _, params = load_checkpoint(ck)
-    leaves, loss_fn = deltanet_reference.make_loss(cfg, params, tokens, targets)
+    leaves, loss_fn = reference.make_loss(cfg, params, tokens, targets)
     compare_training(args, ck, batch, leaves, loss_fn, ref_grads, workdir,
                      lambda name, p: p.dim() >= 2 and not name.endswith("A_log"),
-                     lambda: deltanet_reference.make_loss(cfg, params, tokens, targets))
+                     lambda: reference.make_loss(cfg, params, tokens, targets))
     trained = os.path.join(workdir, "trained-ref.h5")
     shutil.copyfile(ck, trained)
     save_params(trained, {n: p.detach().clone() for n, p in leaves.items()})
     print("    at the reference's parameters after the steps:")
-    check_forward(args, trained, batch, tokens, targets, os.path.join(workdir, "trained-out.h5"), deltanet_reference)
+    check_forward(args, trained, batch, tokens, targets, os.path.join(workdir, "trained-out.h5"), reference)
 
 
 def check_inits(args, tmp):
