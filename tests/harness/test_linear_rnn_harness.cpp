@@ -367,3 +367,79 @@ TEST_CASE("deltanet eval: a run saved with save_checkpoint reproduces its evalua
   CHECK(ck.config().output_gate);
   CHECK(ck.config().resolved_mlp_hidden() == 24);
 }
+
+// ---- gla -----------------------------------------------------------------------------------------
+
+namespace {
+
+// kLinear with two glas before its mamba (no second mamba).
+std::string gla_suite() {
+  return replaced(kLinear,
+                  "  - name: mamba\n    model: {arch: mamba, d_state: 4}\n  - name: signed\n"
+                  "    model: {arch: mamba, d_state: 4, eigenvalues: signed}\n",
+                  "  - name: gla\n    model: {arch: gla, heads: 2}\n  - name: linear\n"
+                  "    model: {arch: gla, heads: 2, gla_decay: none, mlp_hidden: 24}\n"
+                  "  - name: mamba\n    model: {arch: mamba, d_state: 4}\n");
+}
+
+}  // namespace
+
+TEST_CASE("gla suite: its keys resolved, keys that do not apply dropped or refused, bad values named",
+          "[harness][gla][suite]") {
+  const Suite s = parse_suite(gla_suite(), "s.yaml");
+  REQUIRE(s.runs.size() == 5);
+  const RunSpec &gla = run_of(s, "gla"), &lin = run_of(s, "linear");
+  CHECK(gla.model.arch == Arch::Gla);
+  CHECK(gla.dropped == std::vector<std::string>{"position (defaults.model.position)"});
+  const YAML::Node m = YAML::Load(gla.resolved_yaml)["model"];
+  CHECK(m["heads"].as<int>() == 2);
+  CHECK(m["gla_decay"].as<std::string>() == "gated");
+  CHECK(m["mlp_hidden"].as<int>() == 256);
+  CHECK(m["norm"].as<std::string>() == "rms");
+  CHECK_FALSE(m["d_conv"]);
+  CHECK_FALSE(m["init"]);
+  CHECK(lin.model.gla_decay == srbench::model::GlaDecay::None);
+  CHECK(lin.id != gla.id);
+  // gla's keys in the defaults: dropped for the transformer, mamba and the lstm
+  const Suite k = parse_suite(replaced(gla_suite(), "position: alibi}", "position: alibi, gla_decay: none}"), "s.yaml");
+  for (const char* other : {"tf", "mamba", "lstm"}) {
+    INFO(other);
+    CHECK(run_of(k, other).id == run_of(s, other).id);
+  }
+  CHECK(run_of(k, "gla").model.gla_decay == srbench::model::GlaDecay::None);
+  check_refused(gla_suite(), {
+      {"{arch: gla, heads: 2}", "{arch: gla, heads: 2, d_conv: 4}", "d_conv", "gla", "gla", 12},
+      {"{arch: gla, heads: 2}", "{arch: gla, heads: 2, init: grazzi}", "init", "gla", "gla", 12},
+      {"{arch: gla, heads: 2}", "{arch: gla, heads: 2, beta_scale: 2}", "beta_scale", "gla", "gla", 12},
+      {"{arch: mamba, d_state: 4}", "{arch: mamba, d_state: 4, gla_decay: none}", "gla_decay", "mamba", "mamba", 16},
+  });
+  CHECK_THAT(config_error_of(replaced(gla_suite(), "{arch: gla, heads: 2}", "{arch: gla, heads: 3}")),
+             Catch::Contains("s.yaml:12: models[1].model.heads: model.heads: d_model/2 = 8 is not divisible by heads 3"));
+  CHECK_THAT(config_error_of(replaced(gla_suite(), "{arch: gla, heads: 2}", "{arch: gla, heads: 2, gla_decay: fast}")),
+             Catch::Contains("s.yaml:12: models[1].model.gla_decay: unknown value 'fast'"));
+  // heads: 4 from the defaults is valid for d 16 (8 / 4); an inherited invalid one is named
+  CHECK(run_of(parse_suite(replaced(gla_suite(), "{arch: gla, heads: 2}", "{arch: gla}"), "s.yaml"), "gla").model.heads == 4);
+  CHECK_THAT(config_error_of(replaced(replaced(gla_suite(), "{arch: gla, heads: 2}", "{arch: gla}"), "heads: 4,", "heads: 16,")),
+             Catch::Contains("(inherited by model entry 'gla', arch gla;"));
+}
+
+TEST_CASE("gla suite: grids over its keys, an axis that does not apply does not expand", "[harness][gla][suite]") {
+  check_arch_grid(Arch::Gla, "gla_decay", {"gated", "none"}, "mlp_hidden", {"0", "24"});
+}
+
+TEST_CASE("gla runs: trained, hidden_entropy per layer stored, reported with their arch",
+          "[harness][gla][diagnostics][report]") {
+  check_trained_runs(gla_suite(), Arch::Gla,
+                     {"\nparity,parity,gla,gla,,1,1,0,0,", "\nparity,parity,linear,gla,,1,1,0,0,",
+                      "\nparity,parity,mamba,mamba,,1,1,0,0,"},
+                     "linear");
+}
+
+TEST_CASE("gla eval: a run saved with save_checkpoint reproduces its evaluation rows", "[harness][gla][eval]") {
+  TempDir dir;
+  const std::string run_file = srbench::test::check_eval_reproduces_run(
+      dir, "{arch: gla, layers: 2, d_model: 16, heads: 2, mlp_hidden: 24, max_len: 40}");
+  const auto ck = load_model_file(run_file);
+  CHECK(ck.config().arch == Arch::Gla);
+  CHECK(ck.config().resolved_mlp_hidden() == 24);
+}

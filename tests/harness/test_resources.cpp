@@ -169,10 +169,10 @@ TEST_CASE("resources: evaluation at long lengths is estimated linear in T, above
   check_against_peak(e2, {"sweep", dir.file("long2048.yaml"), "--out", dir.file("r/long.h5"), "--jobs", "1"}, 3);
 }
 
-TEST_CASE("resources: for recurrent models (lstm, stack_rnn, mamba, deltanet) the estimate is above the measured peak, and within 2x",
+TEST_CASE("resources: for recurrent models (lstm, stack_rnn, mamba, deltanet, gla) the estimate is above the measured peak, and within 2x",
           "[harness][sweep][resources][no-asan]") {
   // Training batches of 64 x 256 tokens with gradients, evaluation batches of 64 x 500 without.
-  for (const char* arch : {"lstm", "stack_rnn", "mamba", "deltanet"}) {
+  for (const char* arch : {"lstm", "stack_rnn", "mamba", "deltanet", "gla"}) {
     INFO("arch " << arch);
     TempDir dir;
     const Suite suite = write_and_load(dir, "rec.yaml",

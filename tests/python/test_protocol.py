@@ -370,6 +370,9 @@ def main():
     linear_entry("delta", "{arch: deltanet, heads: 2, beta_scale: 2, gated: true}",
                  lambda m: m["arch"] == "deltanet" and m["heads"] == 2 and m["beta_scale"] == 2 and m["gated"]
                  and m["output_gate"] is False and "position" not in m, {"model.beta_scale": 3})
+    linear_entry("gla", "{arch: gla, heads: 2, gla_decay: none}",
+                 lambda m: m["arch"] == "gla" and m["heads"] == 2 and m["gla_decay"] == "none"
+                 and "d_conv" not in m and "position" not in m, {"model.gla_decay": "fast"})
 
     # ---- bad input ------------------------------------------------------------------------------
     raises(lambda: srbench.load_suite(os.path.join(tmp, "missing.yaml")), "missing.yaml")

@@ -170,7 +170,7 @@ ModelConfig recurrent_config(Arch arch) {
 }  // namespace
 
 TEST_CASE("no allocation in training steps after the first: every recurrent arch", "[alloc][recurrent]") {
-  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn, Arch::Mamba, Arch::DeltaNet})
+  for (Arch arch : {Arch::Rnn, Arch::Lstm, Arch::Gru, Arch::StackRnn, Arch::TapeRnn, Arch::Mamba, Arch::DeltaNet, Arch::Gla})
     for (int threads : {1, 2}) {
       INFO(to_string(arch) << ", threads " << threads);
       CHECK(allocations_after_first_step(recurrent_config(arch), threads) == 0);
@@ -324,10 +324,10 @@ TEST_CASE("infer allocates memory linear in T: no T×T attention matrix, every a
   }
 }
 
-TEST_CASE("mamba's and deltanet's evaluation memory is linear in T: equal steps of T add equal bytes",
-          "[alloc][infer][mamba][deltanet]") {
+TEST_CASE("mamba's, deltanet's and gla's evaluation memory is linear in T: equal steps of T add equal bytes",
+          "[alloc][infer][mamba][deltanet][gla]") {
   omp_set_num_threads(2);
-  for (Arch arch : {Arch::Mamba, Arch::DeltaNet}) {
+  for (Arch arch : {Arch::Mamba, Arch::DeltaNet, Arch::Gla}) {
     INFO(to_string(arch));
     ModelConfig c = recurrent_config(arch);
     c.max_len = 2048;
@@ -407,6 +407,7 @@ TEST_CASE("forward_backward_memory and infer_memory are what the first calls all
       {"stack_rnn", Attention::Softmax, Position::Learned, Lime::None, true, Arch::StackRnn},
       {"mamba", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Mamba},
       {"deltanet", Attention::Softmax, Position::Learned, Lime::None, true, Arch::DeltaNet},
+      {"gla", Attention::Softmax, Position::Learned, Lime::None, true, Arch::Gla},
   };
   const int B = 8, T = 12;
   for (const Variant& v : variants)
