@@ -1,6 +1,7 @@
 // The backward pass of a double-precision model against central finite differences, on every
 // element of every parameter tensor: the one check of the whole-model gradient tests
-// (test_gradients, test_splines, test_lime, test_bidirectional, test_recurrent).
+// (test_gradients, test_splines, test_lime, test_bidirectional, test_recurrent, the linear archs');
+// and check_elements, the same for one layer's input or weight (the linear archs' layer tests).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -80,5 +81,29 @@ FdReport check_finite_differences(model::BasicModel<double>& m, const Batch& bat
 
 // No tensor whose gradient is zero in theory.
 inline bool none_zero(const std::string&) { return false; }
+
+// A layer's gradient `grad` with respect to the elements of `x` (one of its inputs or weights,
+// probed in place and restored) against central finite differences of loss() with probe h: every
+// element within atol + rtol·|numeric|, and the largest |numeric| above `least` (x matters).
+// Returns the elements checked.
+template <typename Loss>
+int64_t check_elements(std::vector<double>& x, const std::vector<double>& grad, Loss loss, const std::string& name,
+                       double h, double atol, double rtol, double least) {
+  INFO(name);
+  double largest = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double x0 = x[i];
+    x[i] = x0 + h;
+    const double plus = loss();
+    x[i] = x0 - h;
+    const double minus = loss();
+    x[i] = x0;
+    const double fd = (plus - minus) / (2 * h);
+    CHECK(std::abs(grad[i] - fd) <= atol + rtol * std::abs(fd));
+    largest = std::max(largest, std::abs(fd));
+  }
+  CHECK(largest > least);
+  return static_cast<int64_t>(x.size());
+}
 
 }  // namespace srbench::test

@@ -1,12 +1,18 @@
 // Shared helpers for the recurrent models' tests (recurrent.md): small configurations of every
 // arch, parameters perturbed to O(1), right-padded batches with per-row input lengths, the loss's
-// central difference, and an independent plain-loop reference forward pass written from
-// recurrent.md's equations (double, one example and one step at a time).
+// central difference, an independent plain-loop reference forward pass written from
+// recurrent.md's equations (double, one example and one step at a time), and the float-vs-double,
+// padding and threads check the recurrent and linear-recurrent models share.
 #pragma once
+
+#include <omp.h>
+
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -216,5 +222,37 @@ Result forward(const model::BasicModel<S>& m, const RowBatch& b) {
 }
 
 }  // namespace ref
+
+// The float model `mf` (its parameters the double model's `md`, rounded) on batch `b`: its loss
+// within 1e-5 of the double one's; its loss and gradients bit for bit the same when the padded
+// positions hold other tokens; and the same bits at 1 and 2 threads on a batch of 8 × T_big large
+// enough for the parallel paths.
+inline void check_float_padding_threads(model::BasicModel<double>& md, model::BasicModel<float>& mf,
+                                        const RowBatch& b, int T_big = 40) {
+  const int V = md.config().vocab;
+  for (size_t i = 0; i < md.num_params(); ++i) mf.params()[i] = static_cast<float>(md.params()[i]);
+  const double ld = loss_at(md, b), lf = loss_at(mf, b);
+  CHECK(lf == Approx(ld).epsilon(1e-5));
+  auto grads_of = [&](const RowBatch& x) {
+    mf.zero_grads();
+    const float l = mf.forward_backward(x.tokens.data(), x.targets.data(), x.B, x.T, true, x.rows());
+    std::vector<float> g(mf.grads(), mf.grads() + mf.num_params());
+    g.push_back(l);
+    return g;
+  };
+  const std::vector<float> g1 = grads_of(b);
+  RowBatch other = b;
+  for (int i = 0; i < b.B * b.T; ++i)
+    if (i % b.T >= b.lengths[static_cast<size_t>(i / b.T)])
+      other.tokens[static_cast<size_t>(i)] = (b.tokens[static_cast<size_t>(i)] + 1) % V;
+  CHECK(std::memcmp(g1.data(), grads_of(other).data(), g1.size() * sizeof(float)) == 0);
+  const RowBatch big = padded_batch(8, T_big, V, 3, {T_big, T_big - 1, T_big / 2, T_big, 11, T_big, 25, 7});
+  omp_set_num_threads(1);
+  const std::vector<float> one = grads_of(big);
+  omp_set_num_threads(2);
+  const std::vector<float> two = grads_of(big);
+  omp_set_num_threads(1);
+  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+}
 
 }  // namespace srbench::test

@@ -90,30 +90,7 @@ TEST_CASE("gla: float agrees with double, right padding changes nothing, 1 and 2
     BasicModel<double> md(cfg);
     BasicModel<float> mf(cfg);
     perturb(md, 5);
-    for (size_t i = 0; i < md.num_params(); ++i) mf.params()[i] = static_cast<float>(md.params()[i]);
-    RowBatch b = batch(cfg, 9);
-    const double ld = srbench::test::loss_at(md, b), lf = srbench::test::loss_at(mf, b);
-    CHECK(lf == Approx(ld).epsilon(1e-5));
-    auto grads_of = [&](const RowBatch& x) {
-      mf.zero_grads();
-      const float l = mf.forward_backward(x.tokens.data(), x.targets.data(), x.B, x.T, true, x.rows());
-      std::vector<float> g(mf.grads(), mf.grads() + mf.num_params());
-      g.push_back(l);
-      return g;
-    };
-    const std::vector<float> g1 = grads_of(b);
-    RowBatch other = b;
-    for (int i = 0; i < b.B * b.T; ++i)
-      if (i % b.T >= b.lengths[static_cast<size_t>(i / b.T)])
-        other.tokens[static_cast<size_t>(i)] = (b.tokens[static_cast<size_t>(i)] + 1) % cfg.vocab;
-    CHECK(std::memcmp(g1.data(), grads_of(other).data(), g1.size() * sizeof(float)) == 0);
-    RowBatch big = srbench::test::padded_batch(8, 40, cfg.vocab, 3, {40, 39, 20, 40, 11, 40, 25, 7});
-    omp_set_num_threads(1);
-    const std::vector<float> one = grads_of(big);
-    omp_set_num_threads(2);
-    const std::vector<float> two = grads_of(big);
-    omp_set_num_threads(1);
-    CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+    srbench::test::check_float_padding_threads(md, mf, batch(cfg, 9));
   }
 }
 

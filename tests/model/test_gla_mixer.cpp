@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/gla_mixer.hpp"
+#include "tests/model/fd_check.hpp"
 
 using srbench::model::GlaGrads;
 using srbench::model::GlaMixer;
@@ -184,20 +185,7 @@ TEST_CASE("gla mixer: backward equals central finite differences on every weight
                  wts.data(), u.data(), weights_of<double>(wget), m);
     const double h = 1e-6;
     auto check = [&](std::vector<double>& x, const std::vector<double>& grad, const std::string& name) {
-      INFO(name);
-      double largest = 0;
-      for (size_t i = 0; i < x.size(); ++i) {
-        const double x0 = x[i];
-        x[i] = x0 + h;
-        const double plus = loss();
-        x[i] = x0 - h;
-        const double minus = loss();
-        x[i] = x0;
-        const double fd = (plus - minus) / (2 * h);
-        CHECK(std::abs(grad[i] - fd) <= 1e-7 + 1e-5 * std::abs(fd));
-        largest = std::max(largest, std::abs(fd));
-      }
-      CHECK(largest > 1e-4);
+      srbench::test::check_elements(x, grad, loss, name, h, 1e-7, 1e-5, 1e-4);
     };
     for (size_t t = 0; t < p.names.size(); ++t) check(p.values[t], grads.values[t], p.names[t]);
     check(u, du, "u");

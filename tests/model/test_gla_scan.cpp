@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/gla_scan.hpp"
+#include "tests/model/fd_check.hpp"
 
 using srbench::model::GlaDims;
 using srbench::model::GlaScan;
@@ -115,21 +116,7 @@ TEST_CASE("gla scan: backward equals central finite differences on every input",
     const double h = 1e-6;
     int64_t checked = 0;
     auto check = [&](std::vector<double>& in, const std::vector<double>& grad, const char* name) {
-      INFO(name);
-      double largest = 0;
-      for (size_t i = 0; i < in.size(); ++i) {
-        const double x0 = in[i];
-        in[i] = x0 + h;
-        const double plus = loss();
-        in[i] = x0 - h;
-        const double minus = loss();
-        in[i] = x0;
-        const double fd = (plus - minus) / (2 * h);
-        CHECK(std::abs(grad[i] - fd) <= 1e-7 + 1e-6 * std::abs(fd));
-        largest = std::max(largest, std::abs(fd));
-        ++checked;
-      }
-      CHECK(largest > 1e-3);
+      checked += srbench::test::check_elements(in, grad, loss, name, h, 1e-7, 1e-6, 1e-3);
     };
     check(x.q, dq, "q");
     check(x.k, dk, "k");

@@ -11,13 +11,9 @@ Every function takes the checkpoint's config (dict) and parameters ({name: float
 import torch
 import torch.nn.functional as F
 
+from lm_reference import loss_functions, mixer_mlp_logits
+
 EPS = 1e-6  # every norm of deltanet (F's norm_eps), l2's too
-
-
-def norm(x, p, prefix, kind):
-    if kind == "layer":
-        return F.layer_norm(x, (x.shape[-1],), p[prefix + ".weight"], p[prefix + ".bias"], EPS)
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * p[prefix + ".weight"]
 
 
 def short_conv(x, w):
@@ -63,31 +59,7 @@ def mixer(cfg, p, m, u):
 
 def logits(cfg, p, tokens):
     """logits [B, T, V] of tokens [B, T]."""
-    h = p["tok_emb"][tokens]
-    for l in range(cfg["layers"]):
-        b = f"blocks.{l}."
-        h = h + mixer(cfg, p, b + "mixer.", norm(h, p, b + "ln1", cfg["norm"]))
-        if cfg["mlp_hidden"] > 0:
-            x = norm(h, p, b + "ln2", cfg["norm"])
-            h = h + (F.silu(x @ p[b + "mlp.gate_proj.weight"].T) * (x @ p[b + "mlp.up_proj.weight"].T)) \
-                @ p[b + "mlp.down_proj.weight"].T
-    if cfg.get("final_norm", True):
-        h = norm(h, p, "ln_f", cfg["norm"])
-    return h @ p["head.weight"].T + p["head.bias"]
+    return mixer_mlp_logits(cfg, p, tokens, mixer, EPS)
 
 
-def make_loss(cfg, params, tokens, targets):
-    leaves = {n: t.clone().requires_grad_(True) for n, t in params.items()}
-
-    def loss_fn():
-        z = logits(cfg, leaves, tokens)
-        return z, F.cross_entropy(z.reshape(-1, z.shape[-1]), targets.reshape(-1), ignore_index=-1)
-
-    return leaves, loss_fn
-
-
-def forward_backward(cfg, params, tokens, targets):
-    leaves, loss_fn = make_loss(cfg, params, tokens, targets)
-    z, loss = loss_fn()
-    loss.backward()
-    return z.detach(), loss.detach(), {n: p.grad.detach().clone() for n, p in leaves.items()}
+make_loss, forward_backward = loss_functions(logits)

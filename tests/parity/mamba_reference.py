@@ -7,18 +7,15 @@ srbench code.
 
 Every function takes the checkpoint's config (dict) and parameters ({name: float64 tensor}).
 """
-import torch
-import torch.nn.functional as F
 
+from lm_reference import loss_functions, norm as lm_norm
 from test_mamba_mixer_torch import torch_mixer
 
 EPS = 1e-5  # every norm of mamba (M's norm_epsilon)
 
 
 def norm(x, p, prefix, kind):
-    if kind == "layer":
-        return F.layer_norm(x, (x.shape[-1],), p[prefix + ".weight"], p[prefix + ".bias"], EPS)
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * p[prefix + ".weight"]
+    return lm_norm(x, p, prefix, kind, EPS)
 
 
 def dims(cfg):
@@ -45,21 +42,4 @@ def logits(cfg, p, tokens):
     return h @ p["head.weight"].T + p["head.bias"]
 
 
-def make_loss(cfg, params, tokens, targets):
-    """(leaves by checkpoint name, loss_fn): loss_fn() gives (logits, loss), the mean cross-entropy
-    over the targets >= 0."""
-    leaves = {n: t.clone().requires_grad_(True) for n, t in params.items()}
-
-    def loss_fn():
-        z = logits(cfg, leaves, tokens)
-        return z, F.cross_entropy(z.reshape(-1, z.shape[-1]), targets.reshape(-1), ignore_index=-1)
-
-    return leaves, loss_fn
-
-
-def forward_backward(cfg, params, tokens, targets):
-    """(logits, loss, {name: gradient}) in float64."""
-    leaves, loss_fn = make_loss(cfg, params, tokens, targets)
-    z, loss = loss_fn()
-    loss.backward()
-    return z.detach(), loss.detach(), {n: p.grad.detach().clone() for n, p in leaves.items()}
+make_loss, forward_backward = loss_functions(logits)

@@ -20,10 +20,10 @@ import numpy as np
 import torch
 
 import deltanet_reference
-from parity_report import LIMITS, compare_training, current, failures, report, run
+from parity_report import LIMITS, compare_training, report
 from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
-from test_mamba_parity import check_forward, write_batch
+from test_mamba_parity import check_forward, run_cases
 
 V, D = 11, 16
 CASES = [
@@ -121,22 +121,9 @@ def main():
     rng = np.random.default_rng(20261205)
     with tempfile.TemporaryDirectory(prefix="srbench-deltanet-parity-") as tmp:
         check_inits(args, tmp)
-        for i, (label, sets) in enumerate(CASES):
-            current[0] = label
-            settings = dict(arch="deltanet", d_model=D, heads=2, max_len=32)
-            settings.update(s.split("=", 1) for s in sets)
-            print(f"== {label}: V {V}, " + ", ".join(f"{k} {v}" for k, v in settings.items()))
-            ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
-            try:
-                run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
-                    [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
-                perturb(ck, rng)
-                tokens, targets = write_batch(batch, rng, V)
-                grads = check_forward(args, ck, batch, tokens, targets, out, deltanet_reference)
-                check_training(args, ck, batch, tokens, targets, grads, tmp)
-            except (RuntimeError, ValueError) as e:
-                failures.append(label)
-                print(f"    FAIL {label}: {e}")
+        run_cases(args, tmp, rng, CASES, dict(arch="deltanet", d_model=D, heads=2, max_len=32), perturb,
+                  lambda *a: check_forward(*a, deltanet_reference),
+                  lambda *a: check_training(*a, deltanet_reference))
     return report(COLUMNS, 42, LIMITS, "all deltanet parity checks passed")
 
 

@@ -12,7 +12,6 @@ model.md's (parity_report.py). Needs torch, h5py, numpy, yaml: it fails, never s
 """
 import argparse
 import math
-import os
 import sys
 import tempfile
 
@@ -21,10 +20,10 @@ import torch
 
 import gla_reference
 from init_check import check_fresh_inits
-from parity_report import LIMITS, current, failures, report, run
+from parity_report import LIMITS, report
 from reference import load_checkpoint, save_params
 from test_deltanet_parity import check_training
-from test_mamba_parity import check_forward, write_batch
+from test_mamba_parity import check_forward, run_cases
 
 V, D = 11, 16
 CASES = [
@@ -91,22 +90,9 @@ def main():
     rng = np.random.default_rng(20261206)
     with tempfile.TemporaryDirectory(prefix="srbench-gla-parity-") as tmp:
         check_inits(args, tmp)
-        for i, (label, sets) in enumerate(CASES):
-            current[0] = label
-            settings = dict(arch="gla", d_model=D, heads=2, max_len=32)
-            settings.update(s.split("=", 1) for s in sets)
-            print(f"== {label}: V {V}, " + ", ".join(f"{k} {v}" for k, v in settings.items()))
-            ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
-            try:
-                run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
-                    [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
-                perturb(ck, rng)
-                tokens, targets = write_batch(batch, rng, V)
-                grads = check_forward(args, ck, batch, tokens, targets, out, gla_reference)
-                check_training(args, ck, batch, tokens, targets, grads, tmp, gla_reference)
-            except (RuntimeError, ValueError) as e:
-                failures.append(label)
-                print(f"    FAIL {label}: {e}")
+        run_cases(args, tmp, rng, CASES, dict(arch="gla", d_model=D, heads=2, max_len=32), perturb,
+                  lambda *a: check_forward(*a, gla_reference),
+                  lambda *a: check_training(*a, gla_reference))
     return report(COLUMNS, 36, LIMITS, "all gla parity checks passed")
 
 

@@ -88,6 +88,29 @@ def check_training(args, ck, batch, tokens, targets, ref_grads, workdir, referen
                      lambda name, p: p.dim() >= 2 and not name.endswith("A_log"))
 
 
+def run_cases(args, tmp, rng, cases, base, perturb, check_forward, check_training):
+    """Each case (label, ["key=value", ...]): a fresh checkpoint of `base` settings with the case's
+    keys (init seed = the case's index, V 11), perturbed, a padded batch, then check_forward(args,
+    ck, batch, tokens, targets, out) -> reference gradients and check_training(args, ck, batch,
+    tokens, targets, grads, tmp); a case that cannot run is a failure named by its label."""
+    for i, (label, sets) in enumerate(cases):
+        current[0] = label
+        settings = dict(base)
+        settings.update(s.split("=", 1) for s in sets)
+        print(f"== {label}: V {V}, batch {B}×{T}, " + ", ".join(f"{k} {v}" for k, v in settings.items()))
+        ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
+        try:
+            run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
+                [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
+            perturb(ck, rng)
+            tokens, targets = write_batch(batch, rng, V)
+            grads = check_forward(args, ck, batch, tokens, targets, out)
+            check_training(args, ck, batch, tokens, targets, grads, tmp)
+        except (RuntimeError, ValueError) as e:
+            failures.append(label)
+            print(f"    FAIL {label}: {e}")
+
+
 def check_inits(args, tmp):
     """linear-rnn.md's init check on fresh checkpoints large enough for its pooled tests (d 64,
     V 64, 2 layers), every case's keys, three seeds; then the checker must catch four wrong inits
@@ -117,22 +140,8 @@ def main():
     rng = np.random.default_rng(20261204)
     with tempfile.TemporaryDirectory(prefix="srbench-mamba-parity-") as tmp:
         check_inits(args, tmp)
-        for i, (label, sets) in enumerate(CASES):
-            current[0] = label
-            settings = dict(arch="mamba", layers=L, d_model=D, max_len=32)
-            settings.update(s.split("=", 1) for s in sets)
-            print(f"== {label}: V {V}, batch {B}×{T}, " + ", ".join(f"{k} {v}" for k, v in settings.items()))
-            ck, batch, out = (os.path.join(tmp, f"{i}-{n}.h5") for n in ("ck", "batch", "out"))
-            try:
-                run([args.srbench, "init-checkpoint", "--vocab", str(V), "--seed", str(i), "--out", ck] +
-                    [a for k, v in settings.items() for a in ("--set", f"{k}={v}")])
-                perturb(ck, rng)
-                tokens, targets = write_batch(batch, rng, V)
-                grads = check_forward(args, ck, batch, tokens, targets, out)
-                check_training(args, ck, batch, tokens, targets, grads, tmp)
-            except (RuntimeError, ValueError) as e:
-                failures.append(label)
-                print(f"    FAIL {label}: {e}")
+        run_cases(args, tmp, rng, CASES, dict(arch="mamba", layers=L, d_model=D, max_len=32), perturb,
+                  check_forward, check_training)
     return report(COLUMNS, 30, LIMITS, "all mamba parity checks passed")
 
 
