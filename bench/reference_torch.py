@@ -5,7 +5,9 @@ with --arch rnn | lstm | gru, recurrent.md's model: torch.nn.Embedding, torch.nn
 (layers, batch_first) and torch.nn.Linear; with --arch mamba, linear-rnn.md's Mamba on the CPU path
 its reference has (`selective_scan_ref`'s loop over time, autograd through it; MambaMixer below);
 with --arch deltanet, linear-rnn.md's DeltaNet LM with fla's naive recurrent delta rule
-(`delta_rule_recurrence`'s loop over time, autograd through it; DeltaNetMixer below).
+(`delta_rule_recurrence`'s loop over time, autograd through it; DeltaNetMixer below); with --arch gla,
+linear-rnn.md's GLA LM with fla's naive recurrent GLA (`naive_recurrent_gla`'s loop over time,
+autograd through it; GLAMixer below).
 
 Learned positions, pre-LN blocks (LayerNorm eps 1e-5), fused q|k|v linear, causal softmax
 attention, exact-erf GeLU MLP ×4, cross-entropy on every position; AdamW (β 0.9, 0.98, ε 1e-9,
@@ -14,7 +16,7 @@ Data: the copy-previous-token stream bench_model uses (vocab 32).
 
     reference_torch.py --d 128 --layers 2 --heads 4 --T 64 --batch 32 --threads 1 --steps 10 [--arch lstm]
 
-(--heads: the transformer's and deltanet's; the other archs ignore it.)
+(--heads: the transformer's, deltanet's and gla's; the other archs ignore it.)
 
 Prints one line `tok_s=<median train tokens/s> step_ms=<median> loss=<last loss> maxrss_kb=<peak> params=<count>`.
 With --eval-examples N, forward only instead (evaluate() below).
@@ -233,15 +235,17 @@ class GatedMLP(nn.Module):
 class DeltaNet(nn.Module):
     """linear-rnn.md's deltanet LM (srbench's defaults: heads 4, d_conv 4, mlp_hidden
     256*ceil(floor(8d/3)/256), RMSNorm eps 1e-6 everywhere): embedding, pre-RMSNorm blocks
-    h + mixer(ln1(h)), h + mlp(ln2(h)), ln_f, untied head with bias; fla's `_init_weights`
+    h + mixer(ln1(h)), h + mlp(ln2(h)), ln_f, untied head with bias (mixer: a factory of another
+    arch's mixer, as GLA below); fla's `_init_weights`
     (every Linear and Conv1d weight and the embedding N(0, 0.02), biases 0)."""
 
-    def __init__(self, vocab, d, layers, heads=4, d_conv=4, eps=1e-6):
+    def __init__(self, vocab, d, layers, heads=4, d_conv=4, eps=1e-6, mixer=None):
         super().__init__()
         hidden = 256 * -(-(8 * d // 3) // 256)
+        mixer = mixer or (lambda: DeltaNetMixer(d, heads, d_conv, eps))
         self.tok = nn.Embedding(vocab, d)
         self.ln1 = nn.ModuleList(RMSNorm(d, eps) for _ in range(layers))
-        self.mixers = nn.ModuleList(DeltaNetMixer(d, heads, d_conv, eps) for _ in range(layers))
+        self.mixers = nn.ModuleList(mixer() for _ in range(layers))
         self.ln2 = nn.ModuleList(RMSNorm(d, eps) for _ in range(layers))
         self.mlps = nn.ModuleList(GatedMLP(d, hidden) for _ in range(layers))
         self.ln_f = RMSNorm(d, eps)
@@ -258,6 +262,61 @@ class DeltaNet(nn.Module):
             x = x + m(n1(x))
             x = x + f(n2(x))
         return self.head(self.ln_f(x))
+
+
+def naive_recurrent_gla(q, k, v, gk):
+    """fla's `fla/ops/gla/naive.py` `naive_recurrent_gla` (a loop over time, vectorised over batch and
+    heads; its state h is keys x values, h = h * exp(gk)[..., None] + k v^T, o = (q K^-1/2)^T h), with
+    the time axis unbound once and the outputs stacked instead of `q[:, :, i]` and `o[:, :, i] = ...`
+    inside the loop (as delta_rule_recurrence above), and without its float32 casts and transposes
+    (the tensors are float32 already and laid out (B, T, H, .) here).
+    q, k, gk (B, T, H, K), v (B, T, H, V); returns o (B, T, H, V)."""
+    B, T, H, K = q.shape
+    q = q * K ** -0.5
+    h = q.new_zeros(B, H, K, v.shape[-1])
+    os = []
+    for q_t, k_t, v_t, g_t in zip(q.unbind(1), k.unbind(1), v.unbind(1), gk.exp().unbind(1)):
+        h = h * g_t[..., None] + k_t[..., None] * v_t[..., None, :]
+        os.append((q_t[..., None] * h).sum(-2))
+    return torch.stack(os, dim=1)
+
+
+class GLAMixer(nn.Module):
+    """linear-rnn.md's GLA mixer as fla's `GatedLinearAttention` layer computes it without its Triton
+    kernels (defaults: expand_k 0.5, expand_v 1, no short conv, no feature map, gk_proj = Linear(d, 16,
+    no bias) then Linear(16, d/2), gk = logsigmoid(.)/16, per-head RMSNorm o_norm times SiLU(g_proj u)
+    (`FusedRMSNormGated`, swish), o_proj), the recurrence `naive_recurrent_gla` above."""
+
+    def __init__(self, d, heads=4, eps=1e-6, gate_low_rank=16, gate_logit_normalizer=16):
+        super().__init__()
+        self.H, self.K, self.V = heads, d // (2 * heads), d // heads
+        self.normalizer = gate_logit_normalizer
+        self.q_proj = nn.Linear(d, d // 2, bias=False)
+        self.k_proj = nn.Linear(d, d // 2, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.g_proj = nn.Linear(d, d, bias=False)
+        self.gk_proj = nn.Sequential(nn.Linear(d, gate_low_rank, bias=False), nn.Linear(gate_low_rank, d // 2))
+        self.o_norm = RMSNorm(self.V, eps)
+        self.o_proj = nn.Linear(d, d, bias=False)
+
+    def forward(self, u):
+        B, T, d = u.shape
+        q = self.q_proj(u).reshape(B, T, self.H, self.K)
+        k = self.k_proj(u).reshape(B, T, self.H, self.K)
+        v = self.v_proj(u).reshape(B, T, self.H, self.V)
+        gk = (F.logsigmoid(self.gk_proj(u)) / self.normalizer).reshape(B, T, self.H, self.K)
+        o = naive_recurrent_gla(q, k, v, gk)
+        return self.o_proj((self.o_norm(o).reshape(B, T, d) * F.silu(self.g_proj(u))))
+
+
+class GLA(DeltaNet):
+    """linear-rnn.md's gla LM (srbench's defaults: heads 4, gla_decay gated, mlp_hidden
+    256*ceil(floor(8d/3)/256), RMSNorm eps 1e-6 everywhere): DeltaNet's LM above (embedding,
+    pre-RMSNorm blocks with the SwiGLU MLP, ln_f, untied head with bias; F's init N(0, 0.02), biases
+    0) with GLAMixer for the mixer."""
+
+    def __init__(self, vocab, d, layers, heads=4, eps=1e-6):
+        super().__init__(vocab, d, layers, heads, eps=eps, mixer=lambda: GLAMixer(d, heads, eps))
 
 
 def evaluate(model, a):
@@ -288,7 +347,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--vocab", type=int, default=32)
-    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru", "mamba", "deltanet"])
+    ap.add_argument("--arch", default="transformer", choices=["transformer", "rnn", "lstm", "gru", "mamba", "deltanet", "gla"])
     ap.add_argument("--eval-examples", type=int, default=0,
                     help="forward only: this many random examples in batches of --batch under torch.no_grad()")
     a = ap.parse_args()
@@ -300,6 +359,8 @@ def main():
         model = Mamba(a.vocab, a.d, a.layers)
     elif a.arch == "deltanet":
         model = DeltaNet(a.vocab, a.d, a.layers, a.heads)
+    elif a.arch == "gla":
+        model = GLA(a.vocab, a.d, a.layers, a.heads)
     else:
         model = Recurrent(a.arch, a.vocab, a.d, a.layers)
     if a.eval_examples > 0:

@@ -3,7 +3,7 @@
 scripts/bench.sh after a Release build.
 
     run_bench.py --build build [--repeats 5] [--steps 8] [--skip-sweep] [--configs S,M,L] [--threads 1,2]
-                 [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--linear-archs mamba,deltanet] [--recurrent-only]
+                 [--archs rnn,lstm,gru] [--rnn-configs R1,R2] [--linear-archs mamba,deltanet,gla] [--recurrent-only]
                  [--skip-eval] [--eval-lengths 128,512,1024,2048] [--eval-archs transformer,rnn,lstm,gru]
                  [--tiny-only] [--torch-core auto|default|NAME]
 
@@ -16,7 +16,7 @@ PyTorch runs with OPENBLAS_CORETYPE set to the OpenBLAS kernels of the ISA our b
 (SkylakeX for AVX-512, Haswell for AVX2; --torch-core to choose) and OPENBLAS_L2_SIZE unset, for
 its command alone; its loss is checked against a run with the caller's settings. Then the recurrent models of recurrent.md (rnn, lstm,
 gru) against torch.nn.RNN / LSTM / GRU in the same way, with their utilisation against a core's
-FMA peak (bench_model --peak) and GEMM rates; and linear-rnn.md's models (mamba, deltanet) against
+FMA peak (bench_model --peak) and GEMM rates; and linear-rnn.md's models (mamba, deltanet, gla) against
 their references' naive recurrences in PyTorch (a loop over time, autograd), each beside our
 transformer and lstm of about its parameter count. Then our step time as T grows (d_model 128), the
 long-T evaluation rows (long_eval: `srbench eval` at T = 128 … 2048 beside PyTorch's forward
@@ -45,14 +45,16 @@ TARGETS = {"rnn": 1.25, "lstm": 1.5, "gru": 1.5}  # ours / PyTorch train tokens/
 VOCAB = 32
 # linear-rnn.md's models against their references' naive CPU recurrences (issue 37): d 128, 2 layers,
 # batch 32, T 64 and 256, 1 thread; ours / PyTorch train tokens/s at least 5. heads 4: deltanet's
-# default (bench_model sets the heads of every arch but recurrent.md's; mamba has none)
+# and gla's default (bench_model sets the heads of every arch but recurrent.md's; mamba has none)
 LINEAR_CONFIGS = {"T64": (128, 2, 4, 64, 32), "T256": (128, 2, 4, 256, 32)}
 LINEAR_TARGET = 5.0
 # beside each, ours of about the same parameter count (arch, d, heads; 2 layers): mamba d 128 (242k)
 # beside a transformer d 96 (255k) and an lstm d 128 (272k); deltanet d 128 (537k, its SwiGLU MLP of
-# 512 the most of it) beside a transformer d 144 (548k) and an lstm d 180 (533k)
+# 512 the most of it) beside a transformer d 144 (548k) and an lstm d 180 (533k); gla d 128 (539k, the
+# same MLP) beside the same two
 LINEAR_PEERS = {"mamba": [("transformer", 96, 4), ("lstm", 128, 1)],
-                "deltanet": [("transformer", 144, 4), ("lstm", 180, 1)]}
+                "deltanet": [("transformer", 144, 4), ("lstm", 180, 1)],
+                "gla": [("transformer", 144, 4), ("lstm", 180, 1)]}
 
 
 def parse(line):
@@ -273,13 +275,13 @@ def machine_line(srbench):
 
 def linear_rows(bench, py, ref, archs, repeats, steps):
     """linear-rnn.md's models against the references' naive recurrences in PyTorch (bench/
-    reference_torch.py's MambaMixer, DeltaNetMixer), 1 thread, interleaved as above; after each, ours
+    reference_torch.py's MambaMixer, DeltaNetMixer, GLAMixer), 1 thread, interleaved as above; after each, ours
     for a transformer and an lstm of about its parameter count at the same shapes (LINEAR_PEERS).
     Both sides' parameter counts are printed; a difference is flagged."""
     print()
     print(f"linear RNNs (linear-rnn.md) against their references' PyTorch CPU path (a loop over time, autograd, "
-          f"AdamW), 1 thread, medians of {repeats} runs x {steps} steps; d 128, 2 layers, batch 32 (deltanet: 4 "
-          f"heads); target: ours / PyTorch >= {LINEAR_TARGET:g}")
+          f"AdamW), 1 thread, medians of {repeats} runs x {steps} steps; d 128, 2 layers, batch 32 (deltanet, gla: "
+          f"4 heads); target: ours / PyTorch >= {LINEAR_TARGET:g}")
     print(f"{'arch':<20}{'cfg':<6}{'params':>8}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'min-max':>11}"
           f"{'target':>9}{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}{'torch params':>14}")
     for arch in archs:
@@ -317,7 +319,7 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--archs", default="rnn,lstm,gru", help="recurrent archs to compare ('' for none)")
     ap.add_argument("--rnn-configs", default="R1,R2")
-    ap.add_argument("--linear-archs", default="mamba,deltanet",
+    ap.add_argument("--linear-archs", default="mamba,deltanet,gla",
                     help="linear-rnn.md's models against their references' PyTorch path ('' for none)")
     ap.add_argument("--recurrent-only", action="store_true",
                     help="only the GEMM rates and the recurrent rows (no transformer table, T scaling or sweep)")
