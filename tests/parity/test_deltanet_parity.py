@@ -9,21 +9,19 @@ fails, never skips.
 
     /usr/bin/python3 test_deltanet_parity.py --srbench build/harness/srbench --parity-train build/tests/parity_train
 """
-import argparse
 import math
 import os
 import shutil
 import sys
-import tempfile
 
 import numpy as np
 import torch
 
 import deltanet_reference
-from parity_report import LIMITS, compare_training, report
+from parity_report import compare_training
 from init_check import check_fresh_inits
 from reference import load_checkpoint, save_params
-from test_mamba_parity import check_forward, run_cases
+from test_mamba_parity import check_forward, parity_main
 
 V, D = 11, 16
 CASES = [
@@ -36,7 +34,6 @@ CASES = [
     ("deltanet/3 layers, d 32, grazzi, gated", ["layers=3", "d_model=32", "init=grazzi", "gated=true",
                                                 "output_gate=true", "mlp_hidden=48"]),
 ]
-COLUMNS = ["logits", "loss", "grads", "zero grads", "step losses", "params"]
 
 
 def perturb(path, rng):
@@ -112,19 +109,8 @@ def check_inits(args, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--srbench", required=True)
-    ap.add_argument("--parity-train", required=True)
-    args = ap.parse_args()
-    torch.set_default_dtype(torch.float64)
-    torch.set_num_threads(1)
-    rng = np.random.default_rng(20261205)
-    with tempfile.TemporaryDirectory(prefix="srbench-deltanet-parity-") as tmp:
-        check_inits(args, tmp)
-        run_cases(args, tmp, rng, CASES, dict(arch="deltanet", d_model=D, heads=2, max_len=32), perturb,
-                  lambda *a: check_forward(*a, deltanet_reference),
-                  lambda *a: check_training(*a, deltanet_reference))
-    return report(COLUMNS, 42, LIMITS, "all deltanet parity checks passed")
+    return parity_main(__doc__, "deltanet", 20261205, 42, check_inits, CASES, dict(arch="deltanet", d_model=D, heads=2, max_len=32), perturb,
+                       lambda *a: check_forward(*a, deltanet_reference), lambda *a: check_training(*a, deltanet_reference))
 
 
 if __name__ == "__main__":

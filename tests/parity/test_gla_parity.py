@@ -10,20 +10,16 @@ model.md's (parity_report.py). Needs torch, h5py, numpy, yaml: it fails, never s
 
     /usr/bin/python3 test_gla_parity.py --srbench build/harness/srbench --parity-train build/tests/parity_train
 """
-import argparse
 import math
 import sys
-import tempfile
 
-import numpy as np
 import torch
 
 import gla_reference
 from init_check import check_fresh_inits
-from parity_report import LIMITS, report
 from reference import load_checkpoint, save_params
 from test_deltanet_parity import check_training
-from test_mamba_parity import check_forward, run_cases
+from test_mamba_parity import check_forward, parity_main
 
 V, D = 11, 16
 CASES = [
@@ -36,7 +32,6 @@ CASES = [
     # 1e-7·G probe measures (docs/model.md, "How gla is checked")
     ("gla/3 layers, d 32, 1 head, no MLP", ["layers=3", "d_model=32", "heads=1", "mlp_hidden=0"]),
 ]
-COLUMNS = ["logits", "loss", "grads", "zero grads", "step losses", "params"]
 
 
 def perturb(path, rng):
@@ -81,19 +76,8 @@ def check_inits(args, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--srbench", required=True)
-    ap.add_argument("--parity-train", required=True)
-    args = ap.parse_args()
-    torch.set_default_dtype(torch.float64)
-    torch.set_num_threads(1)
-    rng = np.random.default_rng(20261206)
-    with tempfile.TemporaryDirectory(prefix="srbench-gla-parity-") as tmp:
-        check_inits(args, tmp)
-        run_cases(args, tmp, rng, CASES, dict(arch="gla", d_model=D, heads=2, max_len=32), perturb,
-                  lambda *a: check_forward(*a, gla_reference),
-                  lambda *a: check_training(*a, gla_reference))
-    return report(COLUMNS, 36, LIMITS, "all gla parity checks passed")
+    return parity_main(__doc__, "gla", 20261206, 36, check_inits, CASES, dict(arch="gla", d_model=D, heads=2, max_len=32), perturb,
+                       lambda *a: check_forward(*a, gla_reference), lambda *a: check_training(*a, gla_reference))
 
 
 if __name__ == "__main__":

@@ -111,6 +111,23 @@ def run_cases(args, tmp, rng, cases, base, perturb, check_forward, check_trainin
             print(f"    FAIL {label}: {e}")
 
 
+def parity_main(doc, arch, seed, width, check_inits, cases, base, perturb, check_forward, check_training):
+    """A linear-rnn.md parity test's command line (--srbench, --parity-train): float64 PyTorch on one
+    thread, the init check, then run_cases over `cases` with a generator seeded `seed`; the report's
+    table (case labels `width` wide) and exit code."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--srbench", required=True)
+    ap.add_argument("--parity-train", required=True)
+    args = ap.parse_args()
+    torch.set_default_dtype(torch.float64)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    with tempfile.TemporaryDirectory(prefix=f"srbench-{arch}-parity-") as tmp:
+        check_inits(args, tmp)
+        run_cases(args, tmp, rng, cases, base, perturb, check_forward, check_training)
+    return report(COLUMNS, width, LIMITS, f"all {arch} parity checks passed")
+
+
 def check_inits(args, tmp):
     """linear-rnn.md's init check on fresh checkpoints large enough for its pooled tests (d 64,
     V 64, 2 layers), every case's keys, three seeds; then the checker must catch four wrong inits
@@ -131,18 +148,8 @@ def check_inits(args, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--srbench", required=True)
-    ap.add_argument("--parity-train", required=True)
-    args = ap.parse_args()
-    torch.set_default_dtype(torch.float64)
-    torch.set_num_threads(1)
-    rng = np.random.default_rng(20261204)
-    with tempfile.TemporaryDirectory(prefix="srbench-mamba-parity-") as tmp:
-        check_inits(args, tmp)
-        run_cases(args, tmp, rng, CASES, dict(arch="mamba", layers=L, d_model=D, max_len=32), perturb,
-                  check_forward, check_training)
-    return report(COLUMNS, 30, LIMITS, "all mamba parity checks passed")
+    return parity_main(__doc__, "mamba", 20261204, 30, check_inits, CASES,
+                       dict(arch="mamba", layers=L, d_model=D, max_len=32), perturb, check_forward, check_training)
 
 
 if __name__ == "__main__":
