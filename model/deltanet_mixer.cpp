@@ -163,8 +163,7 @@ void DeltaNetMixer<S>::backward(S* du, const DeltaNetGrads<S>& g, const S* dout,
   const int64_t nd = m.rows() * d, nH = m.rows() * H;
   S* tmp = du_part_.data();  // ∂/∂u through one projection
   auto add_du = [&](const S* dy, S* dweight, S* dbias, const S* weight, int OC) {
-    matmul_backward(tmp, dweight, dbias, dy, u, weight, N, d, OC);
-    for (int64_t i = 0; i < nd; ++i) du[i] += tmp[i];
+    matmul_backward_add(du, tmp, dweight, dbias, dy, u, weight, N, d, OC);
   };
   // out = W_o top
   const S* top = m.output_gate ? gated_.data() : on_.data();

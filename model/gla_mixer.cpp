@@ -83,8 +83,7 @@ void GlaMixer<S>::backward(S* du, const GlaGrads<S>& g, const S* dout, const S* 
   const int64_t nd = m.rows() * d, nk = m.rows() * d2;
   S* tmp = du_part_.data();  // ∂/∂u through one projection
   auto add_du = [&](const S* dy, S* dweight, const S* weight, int OC) {
-    matmul_backward(tmp, dweight, static_cast<S*>(nullptr), dy, u, weight, N, d, OC);
-    for (int64_t i = 0; i < nd; ++i) du[i] += tmp[i];
+    matmul_backward_add(du, tmp, dweight, static_cast<S*>(nullptr), dy, u, weight, N, d, OC);
   };
   // out = W_o top, top = ô ⊙ SiLU(g)
   matmul_backward(d_top_.data(), g.o_proj, static_cast<S*>(nullptr), dout, top_.data(), w.o_proj, N, d, d);
@@ -103,8 +102,7 @@ void GlaMixer<S>::backward(S* du, const GlaGrads<S>& g, const S* dout, const S* 
     for (int64_t i = 0; i < nk; ++i)
       d_z_[i] = d_alpha_[i] * alpha_[i] * softplus_grad(-z_[i]) / static_cast<S>(kGateNormaliser);
     matmul_backward(d_y_.data(), g.gk1, g.gk1_bias, d_z_.data(), y_.data(), w.gk1, N, R, d2);
-    matmul_backward(tmp, g.gk0, static_cast<S*>(nullptr), d_y_.data(), u, w.gk0, N, d, R);
-    for (int64_t i = 0; i < nd; ++i) du[i] += tmp[i];
+    add_du(d_y_.data(), g.gk0, w.gk0, R);
   }
   add_du(&d_qk_[0], g.q_proj, w.q_proj, d2);
   add_du(&d_qk_[nk], g.k_proj, w.k_proj, d2);

@@ -263,6 +263,14 @@ void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp,
   });
 }
 
+template <typename S>
+void matmul_backward_add(S* dinp_sum, S* scratch, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                         int N, int C, int OC) {
+  matmul_backward(scratch, dweight, dbias, dout, inp, weight, N, C, OC);
+  const int64_t n = static_cast<int64_t>(N) * C;
+  for (int64_t i = 0; i < n; ++i) dinp_sum[i] += scratch[i];
+}
+
 // ---------------------------------------------------------------------------------------------
 namespace {
 // Rotates each (x_2i, x_2i+1) of the q and k parts of one row by ±angle.
@@ -424,6 +432,7 @@ void crossentropy_forward_backward(S* losses, S* dlogits, const S* logits, const
   template void rmsnorm_backward<S>(S*, S*, const S*, const S*, const S*, const S*, int, int);             \
   template void matmul_forward<S>(S*, const S*, const S*, const S*, int, int, int);                        \
   template void matmul_backward<S>(S*, S*, S*, const S*, const S*, const S*, int, int, int);               \
+  template void matmul_backward_add<S>(S*, S*, S*, S*, const S*, const S*, const S*, int, int, int);         \
   template void rope_forward<S>(S*, const S*, int, int, int, int);                                         \
   template void rope_backward<S>(S*, const S*, int, int, int, int);                                        \
   template void gelu_forward<S>(S*, const S*, int64_t);                                                    \

@@ -51,6 +51,11 @@ void matmul_forward(S* out, const S* inp, const S* weight, const S* bias, int N,
 template <typename S>
 void matmul_backward(S* dinp, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight, int N,
                      int C, int OC);
+// The same with dout·weight added into dinp_sum (N, C) instead of written: computed into `scratch`
+// (N, C) first, then added element by element (a layer whose input feeds several projections).
+template <typename S>
+void matmul_backward_add(S* dinp_sum, S* scratch, S* dweight, S* dbias, const S* dout, const S* inp, const S* weight,
+                         int N, int C, int OC);
 
 // RoPE on q and k of qkv (N,3C) in place: in each head the pair (x_2i, x_2i+1) at position t is
 // rotated by t·θ_i; cos_sin is (T..,hs/2,2) holding cos(t·θ_i), sin(t·θ_i).
