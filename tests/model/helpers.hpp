@@ -307,4 +307,17 @@ Reference reference_forward(const model::BasicModel<S>& m, const Batch& batch) {
   return ref;
 }
 
+// A layer's tensors by name, each flat (the linear-recurrent mixer tests): at(name) is the tensor,
+// or an empty vector for one the layer does not have.
+struct NamedTensors {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> values;
+  std::vector<double>& at(const std::string& n) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == n) return values[i];
+    static std::vector<double> none;
+    return none;
+  }
+};
+
 }  // namespace srbench::test

@@ -14,6 +14,7 @@
 
 #include "model/deltanet_mixer.hpp"
 #include "tests/model/fd_check.hpp"
+#include "tests/model/helpers.hpp"
 
 using srbench::model::DeltaNetDims;
 using srbench::model::DeltaNetGrads;
@@ -23,16 +24,7 @@ using srbench::model::DeltaNetWeights;
 namespace {
 
 // Every tensor of one mixer, flat, with its name and shape; O(1) values.
-struct Params {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> values;
-  std::vector<double>& at(const std::string& n) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == n) return values[i];
-    static std::vector<double> none;
-    return none;
-  }
-};
+using Params = srbench::test::NamedTensors;
 
 Params make_params(const DeltaNetDims& m, unsigned seed) {
   std::mt19937 gen(seed);

@@ -14,6 +14,7 @@
 
 #include "model/gla_mixer.hpp"
 #include "tests/model/fd_check.hpp"
+#include "tests/model/helpers.hpp"
 
 using srbench::model::GlaGrads;
 using srbench::model::GlaMixer;
@@ -24,16 +25,7 @@ namespace {
 
 // Every tensor of one mixer, flat, with its name; O(1) values (linear-rnn.md's perturbation: the
 // gate's bias U(−10, 1) with gain 2 on gk_proj.1, so logsigmoid works in its bend and its linear part).
-struct Params {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> values;
-  std::vector<double>& at(const std::string& n) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == n) return values[i];
-    static std::vector<double> none;
-    return none;
-  }
-};
+using Params = srbench::test::NamedTensors;
 
 constexpr int R = GlaMixerDims::kGateRank;
 
