@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -65,7 +66,7 @@ std::optional<Suite> expand_stored_suite(const std::string& suite_text) {
 
 // The expected runs missing from the merge, and the merged runs the suite does not list.
 void list_missing_and_foreign(const std::vector<RunSpec>& expected, const std::vector<RunFile>& merged,
-                              const std::set<std::string>& merged_ids) {
+                              const std::set<std::string>& merged_ids, const std::set<std::string>& mixed) {
   std::vector<const RunSpec*> missing;
   std::set<std::string> expected_ids;
   for (const auto& s : expected) {
@@ -74,12 +75,32 @@ void list_missing_and_foreign(const std::vector<RunSpec>& expected, const std::v
   }
   std::cout << "missing: " << missing.size() << " of " << expected.size() << " expected run(s)\n";
   for (const RunSpec* s : missing) std::cout << "  " << describe_spec(*s) << "\n";
-  std::vector<const RunFile*> foreign;
+  // Runs the suite does not list: external models evaluated against this suite (from Python:
+  // arch external), and runs of another suite (`mixed`, merged only under --allow-mixed).
+  std::vector<const RunFile*> external, foreign;
   for (const auto& g : merged)
-    if (!expected_ids.count(g.result.run_id)) foreign.push_back(&g);
-  if (foreign.empty()) return;
-  std::cout << "not in the suite (written from another suite text): " << foreign.size() << " run(s)\n";
-  for (const RunFile* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
+    if (!expected_ids.count(g.result.run_id)) (mixed.count(g.result.run_id) ? foreign : external).push_back(&g);
+  if (!external.empty()) {
+    std::cout << "models evaluated against this suite, not among its model entries: " << external.size() << " run(s)\n";
+    for (const RunFile* g : external) std::cout << "  " << describe_run(g->result) << "\n";
+  }
+  if (!foreign.empty()) {
+    std::cout << "written from another suite text (--allow-mixed): " << foreign.size() << " run(s)\n";
+    for (const RunFile* g : foreign) std::cout << "  " << describe_run(g->result) << "\n";
+  }
+}
+
+// Where a run's suite text first differs from the others': "line N: 'a' where the rest have 'b'".
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ha = static_cast<bool>(std::getline(sa, la)), hb = static_cast<bool>(std::getline(sb, lb));
+    if (!ha && !hb) return "texts equal";
+    if (!ha) la = "(end of text)";
+    if (!hb) lb = "(end of text)";
+    if (!ha || !hb || la != lb) return "line " + std::to_string(line) + ": '" + la + "' where the rest have '" + lb + "'";
+  }
 }
 
 // Runs being trained right now (claimed by a live sweep), and claims left by sweeps that are gone.
@@ -116,7 +137,7 @@ void list_failed_and_diverged(const std::vector<RunFile>& merged) {
 // What a merge wrote, and what it lacks: "merged ...", then the missing runs, the runs of
 // another suite text, the claimed runs, and the failed and diverged ones.
 void print_merge(const std::string& runs_dir, const std::string& out, const SuiteContents& contents,
-                 const std::optional<Suite>& stored) {
+                 const std::optional<Suite>& stored, const std::set<std::string>& mixed) {
   static const std::vector<RunSpec> none;
   const std::vector<RunSpec>& expected = stored ? stored->runs : none;
   std::cout << "merged " << contents.runs.size() << " run(s) from " << runs_dir << " into " << out;
@@ -124,7 +145,7 @@ void print_merge(const std::string& runs_dir, const std::string& out, const Suit
   std::cout << "\n";
   std::set<std::string> merged_ids;
   for (const auto& g : contents.runs) merged_ids.insert(g.result.run_id);
-  if (!expected.empty()) list_missing_and_foreign(expected, contents.runs, merged_ids);
+  if (!expected.empty()) list_missing_and_foreign(expected, contents.runs, merged_ids, mixed);
   list_claims(runs_dir, expected, merged_ids);
   list_failed_and_diverged(contents.runs);
 }
@@ -136,9 +157,12 @@ int cmd_merge(const Args& args) {
       "srbench merge DIR --out FILE: join the run files of a suite into one suite file\n"
       "DIR is the folder of run files (<dir>/<suite>/runs) or the suite folder holding runs/\n\noptions");
   std::string dir, out;
+  bool allow_mixed = false;
   opts.add_options()
       ("help,h", "show this help")
       ("out", po::value(&out), "suite file to write (required)")
+      ("allow-mixed", po::bool_switch(&allow_mixed),
+       "merge run files of different suite texts (the suite file keeps the text that accounts for most of them)")
       ("dir", po::value(&dir), "folder of run files (positional)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "dir")) return 0;
@@ -156,18 +180,56 @@ int cmd_merge(const Args& args) {
   warn(found.warnings);
   if (found.files.empty())
     throw std::runtime_error(runs_dir + ": none of the " + std::to_string(found.found) + " run files opens cleanly");
-  const std::string suite_text = common_suite_text(found.files);
-  if (const auto other = std::count_if(found.files.begin(), found.files.end(), [&](const RunFile& g) { return g.suite_yaml != suite_text; }))
-    std::cerr << "srbench merge: warning: " << other << " run file(s) were written from a different suite text; "
-              << "the suite file keeps the text most run files carry\n";
+  // The suite text kept: of the texts the run files carry, the one that accounts for most of
+  // them, ties to the text most files carry. A run file belongs to a text written from it, or
+  // when that text lists its run, or when every run of the file's own text is one of its runs
+  // (a text edited around finished runs — entries or claims added — keeps them, and the runs
+  // evaluated from Python against the old text).
+  std::map<std::string, std::set<std::string>> listed;
+  for (const auto& g : found.files) {
+    if (listed.count(g.suite_yaml)) continue;
+    std::set<std::string>& ids = listed[g.suite_yaml];
+    try {
+      for (const auto& r : parse_suite(g.suite_yaml, "(suite stored in the run files)").runs) ids.insert(r.id);
+    } catch (const std::exception&) {  // a text that does not expand lists no runs
+    }
+  }
+  auto belongs = [&](const RunFile& g, const std::string& text) {
+    if (g.suite_yaml == text) return true;
+    const std::set<std::string>& runs = listed[text];
+    const std::set<std::string>& own = listed[g.suite_yaml];
+    return runs.count(g.result.run_id) > 0 ||
+           (!own.empty() && std::includes(runs.begin(), runs.end(), own.begin(), own.end()));
+  };
+  auto accounted = [&](const std::string& text) {
+    return std::count_if(found.files.begin(), found.files.end(), [&](const RunFile& g) { return belongs(g, text); });
+  };
+  std::string suite_text = common_suite_text(found.files);
+  for (auto best = accounted(suite_text); const auto& [text, ids] : listed)
+    if (const auto n = accounted(text); n > best) best = n, suite_text = text;
   const std::optional<Suite> stored = expand_stored_suite(suite_text);
+  std::vector<const RunFile*> mixed;
+  std::set<std::string> mixed_ids;
+  for (const auto& g : found.files)
+    if (!belongs(g, suite_text)) mixed.push_back(&g), mixed_ids.insert(g.result.run_id);
+  if (!mixed.empty()) {
+    const std::string what = std::to_string(mixed.size()) + " of the " + std::to_string(found.files.size()) +
+                             " run files in " + runs_dir + " were written from another suite text than the rest " +
+                             "and are not runs of theirs (run " + mixed.front()->result.run_id + ", " +
+                             first_difference(mixed.front()->suite_yaml, suite_text) + ")";
+    if (!allow_mixed)
+      throw UsageError(what + "; merging them would report runs of two configurations as one suite. "
+                       "Merge each suite text's runs into its own file, or give --allow-mixed to merge anyway "
+                       "(the suite file keeps the text that accounts for most run files)");
+    std::cerr << "srbench merge: warning: " << what << "; --allow-mixed: the suite file keeps the text that accounts for most run files\n";
+  }
 
   const std::string splines_dir = (fs::path(runs_dir).parent_path() / "splines").string();
   const SuiteContents contents =
       assemble_suite(std::move(found), splines_dir, suite_text, stored ? &*stored : nullptr, OtherRuns::Append);
   warn(contents.warnings);
   write_suite_file(out, contents, compute_transfer(contents.results()));
-  print_merge(runs_dir, out, contents, stored);
+  print_merge(runs_dir, out, contents, stored, mixed_ids);
   return 0;
 }
 

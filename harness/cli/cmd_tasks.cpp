@@ -56,6 +56,7 @@ int cmd_sample(const Args& args) {
   if (task_name.empty()) throw UsageError("missing TASK (see `srbench tasks` for the names)");
   if (count < 1) throw UsageError("--count must be at least 1, got " + std::to_string(count));
   if (index < 0) throw UsageError("--index must be at least 0, got " + std::to_string(index));
+  if (n < 1) throw UsageError("-n must be at least 1, got " + std::to_string(n));
   if (n > 1'000'000) throw UsageError("-n " + std::to_string(n) + " is above the limit of 1000000");
   if (format != "text" && format != "jsonl")
     throw UsageError("--format must be text or jsonl, got '" + format + "'");
@@ -68,7 +69,7 @@ int cmd_sample(const Args& args) {
     params[key] = value;
   }
   const auto task = tasks::make_task(task_name, params, {data_seed});
-  const int len = static_cast<int>(std::max<int64_t>(n, -1));
+  const int len = static_cast<int>(n);
   tasks::Example ex;
   std::string out;
   for (int64_t k = 0; k < count; ++k) {

@@ -193,9 +193,10 @@ struct PyTask {
   PyBatch sample(int64_t n, int64_t count, uint64_t seed, const std::string& stream_text, int64_t index) const {
     if (count < 1) value_error("count must be at least 1, got " + std::to_string(count));
     if (index < 0) value_error("index must be at least 0, got " + std::to_string(index));
+    if (n < 1) value_error("n must be at least 1, got " + std::to_string(n));
     if (n > 1'000'000) value_error("n " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
-    const int len = static_cast<int>(std::max<int64_t>(n, -1));
+    const int len = static_cast<int>(n);
     return draw_batch(*task, count, true, [len](int64_t) { return len; }, [&](int64_t k, int n_k, tasks::Example& ex) {
       task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
     });
@@ -206,12 +207,14 @@ struct PyTask {
                 int64_t index) const {
     if (lengths.empty()) value_error("lengths must not be empty");
     if (index < 0) value_error("index must be at least 0, got " + std::to_string(index));
-    for (int64_t n : lengths)
+    for (int64_t n : lengths) {
+      if (n < 1) value_error("lengths: every length must be at least 1, got " + std::to_string(n));
       if (n > 1'000'000) value_error("length " + std::to_string(n) + " is above the limit of 1000000");
+    }
     const tasks::Stream stream = stream_of(stream_text);
     return draw_batch(
         *task, static_cast<int64_t>(lengths.size()), false,
-        [&](int64_t k) { return static_cast<int>(std::max<int64_t>(lengths[static_cast<size_t>(k)], -1)); },
+        [&](int64_t k) { return static_cast<int>(lengths[static_cast<size_t>(k)]); },
         [&](int64_t k, int n_k, tasks::Example& ex) {
           task->sample_into(seed, stream, static_cast<uint64_t>(index + k), n_k, ex);
         });
@@ -437,6 +440,7 @@ struct PyScorer {
   std::vector<float> logits;
   std::vector<int32_t> predictions;
   bool saw_logits = false, saw_predictions = false;
+  std::string nonfinite;  // where predict first returned a non-finite logit at a scored position
 
   harness::BatchOutput operator()(const Batch& bt) {
     harness::BatchOutput out;
@@ -465,6 +469,13 @@ struct PyScorer {
         const int32_t target = bt.targets[at];
         if (target < 0) continue;
         const float* row = logits.data() + at * V;
+        if (!std::all_of(row, row + V, [](float x) { return std::isfinite(x); })) {
+          if (nonfinite.empty())
+            nonfinite = "predict returned a non-finite logit at row " + std::to_string(at / static_cast<size_t>(bt.T)) +
+                        ", position " + std::to_string(at % static_cast<size_t>(bt.T)) + " of a batch of shape (" +
+                        std::to_string(bt.B) + ", " + std::to_string(bt.T) + ")";
+          continue;
+        }
         // log Σ exp(row − max) = log1p(Σ over the others), exact for confident logits too
         const size_t top = static_cast<size_t>(std::max_element(row, row + V) - row);
         const double mx = row[top];
@@ -484,6 +495,12 @@ struct PyScorer {
                     ": predictions must be integers (token ids)");
       const auto p = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
       predictions.assign(p.data(), p.data() + p.size());
+      for (size_t at = 0; at < bt.targets.size(); ++at)
+        if (bt.targets[at] >= 0 && (predictions[at] < 0 || predictions[at] >= vocab))
+          value_error("predict returned token id " + std::to_string(predictions[at]) + " at row " +
+                      std::to_string(at / static_cast<size_t>(bt.T)) + ", position " +
+                      std::to_string(at % static_cast<size_t>(bt.T)) + ": ids must be in 0.." +
+                      std::to_string(vocab - 1) + " (the task's vocabulary)");
       saw_predictions = true;
       out.predictions = predictions.data();
     } else {
@@ -520,10 +537,14 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   else  // as run_training: from the run's validation set
     r.chance = harness::uniform_guess_accuracy(
         harness::validation_set(*task, base.train, static_cast<size_t>(base.eval.val_examples)));
-  PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false};
+  PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false, {}};
   {
     py::gil_scoped_release release;
     harness::evaluate_run(std::ref(scorer), *task, res.spec, r, nullptr, batch);
+  }
+  if (!scorer.nonfinite.empty()) {  // as a built-in run with a non-finite loss: never `ok`
+    r.status = "diverged";
+    r.message = scorer.nonfinite;
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.eval_s = r.wall_s;
@@ -669,6 +690,8 @@ PYBIND11_MODULE(_srbench, m) {
   py::class_<PyResult>(m, "Result")
       .def_property_readonly("run_id", [](const PyResult& r) { return r.run.run_id; })
       .def_property_readonly("config", [](const PyResult& r) { return r.run.config_yaml; })
+      .def_property_readonly("status", [](const PyResult& r) { return r.run.status; })
+      .def_property_readonly("message", [](const PyResult& r) { return r.run.message; })
       .def_property_readonly("metrics", [](const PyResult& r) { return attributes(r.run, harness::RunAttributeKind::Metric); })
       .def_property_readonly("_rows", [](const PyResult& r) { return rows_of(r.run); })
       .def_property("tokens_per_s", [](const PyResult& r) { return r.run.tokens_per_s; },

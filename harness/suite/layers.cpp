@@ -86,7 +86,7 @@ void reading(const SourceLoc& loc, F&& read) {
 
 void Layers::train_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
   const TrainField* f = find_field(train_fields(), key);
-  if (!f) loc.fail("unknown train key '" + key + "'");
+  if (!f) loc.fail(unknown_key_message(key, field_keys(train_fields()), "train key"));
   ReadSite site{loc, where_};
   reading(loc, [&] { f->read(r_.train, v, site); });
   where_["train." + key] = loc;
@@ -94,7 +94,7 @@ void Layers::train_key(const std::string& key, const YAML::Node& v, const Source
 
 void Layers::eval_key(const std::string& key, const YAML::Node& v, const SourceLoc& loc) {
   const EvalField* f = find_field(eval_fields(), key);
-  if (!f) loc.fail("unknown eval key '" + key + "'");
+  if (!f) loc.fail(unknown_key_message(key, field_keys(eval_fields()), "eval key"));
   ReadSite site{loc, where_};
   reading(loc, [&] { f->read(r_.eval, v, site); });
   where_["eval." + key] = loc;

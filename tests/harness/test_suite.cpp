@@ -2,6 +2,7 @@
 // the file, the line and the YAML path.
 #include <catch2/catch.hpp>
 #include <set>
+#include <tuple>
 
 #include "harness/suite/suite.hpp"
 #include "tests/harness/helpers.hpp"
@@ -234,4 +235,24 @@ models:
   const auto r = srbench::test::run_srbench({"sweep", dir.file("s.yaml"), "--dry-run"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("s.yaml:6:") && Catch::Contains("relative is not defined"));
+}
+
+TEST_CASE("suite: a misspelt --set key gets the did-you-mean and the valid keys, as a YAML key does", "[harness][suite]") {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"train.step", "did you mean 'steps'?", "valid keys: steps, batch, lr"},
+      {"eval.lenghts", "did you mean 'lengths'?", "valid keys: lengths, examples"},
+      {"model.layer", "did you mean 'layers'?", "valid keys: arch, layers"},
+  };
+  for (const auto& [key, near, valid] : cases) {
+    INFO(key);
+    try {
+      parse_suite(kGood, "demo.yaml", {{key, "10"}});
+      FAIL("no error for --set " + key);
+    } catch (const ConfigError& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("--set " + key));
+      CHECK_THAT(msg, Catch::Contains(near));
+      CHECK_THAT(msg, Catch::Contains(valid));
+    }
+  }
 }

@@ -9,15 +9,19 @@ def check(cond, what):
     return cond
 
 
-def raises(fn, *needles):
-    """fn() must raise ValueError whose message contains every needle; returns the message."""
+def raises(fn, *needles, kind=ValueError):
+    """fn() must raise `kind` (ValueError unless given) whose message contains every needle;
+    returns the message."""
     try:
         fn()
-    except ValueError as e:
+    except kind as e:
         for s in needles:
-            check(s in str(e), f"ValueError '{e}' does not name '{s}'")
+            check(s in str(e), f"{kind.__name__} '{e}' does not name '{s}'")
         return str(e)
-    check(False, f"no ValueError (expected one naming {needles})")
+    except Exception as e:  # another kind of error: a failure, not a crash of the test
+        check(False, f"{type(e).__name__} '{e}' where {kind.__name__} naming {needles} was expected")
+        return str(e)
+    check(False, f"no {kind.__name__} (expected one naming {needles})")
     return ""
 
 

@@ -225,6 +225,39 @@ def main():
             else:
                 check(rows.loss.isna().all(), f"{entry}: predictions give a loss {list(rows.loss)}")
 
+    # ---- what predict may return: bf16 and float16 read as float32, tuples and bad ids refused,
+    # a non-finite logit makes the run diverged (never ok) -------------------------------------------
+    import torch
+    run = [r for r in suite.runs if r.entry == "flipflop" and r.seed == 0][0]
+    predict, _, V = oracle_for(run, True)
+    want = suite.evaluate(predict, entry="flipflop", seed=0, model="oracle")
+    check(want.status == "ok" and want.message == "", f"oracle status {want.status} {want.message}")
+    for dtype in (torch.bfloat16, torch.float16):  # one-hot logits of 20 and 0 are exact in both
+        got = suite.evaluate(lambda t: torch.from_numpy(predict(t)).to(dtype), entry="flipflop", seed=0, model="oracle")
+        check(got.status == "ok" and got.rows.equals(want.rows), f"{dtype} logits: {got.status}\n{got.rows}")
+    got = suite.evaluate(lambda t: predict(t).astype(np.float16), entry="flipflop", seed=0, model="oracle")
+    check(got.rows.equals(want.rows), f"numpy float16 logits\n{got.rows}")
+    raises(lambda: suite.evaluate(lambda t: (predict(t), None), entry="flipflop", seed=0, model="x"),
+           "tuple of 2", "model(x)[0]", kind=TypeError)
+
+    def bad_id(tokens):
+        out = np.argmax(predict(tokens), axis=-1).astype(np.int32)
+        out[1, 2] = V  # one past the vocabulary, at a scored position (flipflop scores every read)
+        return out
+    raises(lambda: suite.evaluate(bad_id, entry="flipflop", seed=0, model="x"),
+           f"token id {V} at row 1, position 2", f"0..{V - 1}")
+
+    def nan_at(tokens):
+        out = predict(tokens)
+        out[3, 1, 0] = np.nan
+        return out
+    got = suite.evaluate(nan_at, entry="flipflop", seed=0, model="nan")
+    check(got.status == "diverged" and "non-finite logit at row 3, position 1" in got.message,
+          f"NaN logits: status {got.status}, message '{got.message}'")
+    got = suite.evaluate(lambda t: np.where(predict(t) > 0, np.inf, 0).astype(np.float32), entry="flipflop", seed=0,
+                         model="inf")
+    check(got.status == "diverged", f"inf logits: status {got.status}")
+
     results = []
     for entry in ["flipflop", "parity-finite", "add", "reverse_string"]:
         for seed in (0, 1):
@@ -286,6 +319,8 @@ def main():
     p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
     check(p.returncode == 0, f"merge failed: {p.stderr}")
     check("warning" not in p.stderr, f"merge warned: {p.stderr}")
+    check(f"models evaluated against this suite, not among its model entries: {len(results)} run(s)" in p.stdout
+          and "another suite text" not in p.stdout, f"merge's listing of the external runs:\n{p.stdout}")
     rep = subprocess.run([binary, "report", out], capture_output=True, text=True)
     check(rep.returncode == 0 and "const" in rep.stdout and "tiny-alibi" in rep.stdout,
           f"report does not show the external model beside the built-in ones:\n{rep.stdout}{rep.stderr}")
@@ -339,6 +374,29 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode == 0 and os.path.exists(os.path.join(figs, "acc_vs_length_flipflop.png")),
           f"plot_results failed: {p.stdout}{p.stderr}")
+
+    # ---- merge and suite texts: an edited text keeps its runs; another suite's run is refused ------
+    def const_run(s, model):
+        return s.evaluate(lambda t: np.zeros(t.shape, dtype=np.int32), entry="flipflop", seed=0, model=model)
+    edited_path = os.path.join(tmp, "pyproto-edited.yaml")
+    with open(edited_path, "w") as f:
+        f.write(SUITE + "# a comment added after the sweep: the same runs\n")
+    const_run(srbench.load_suite(edited_path), "edited").write(suite, out=out)
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
+    check(p.returncode == 0 and "another suite text" not in p.stdout + p.stderr
+          and f"not among its model entries: {len(results) + 1} run(s)" in p.stdout,
+          f"merge of a run written from the edited text: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    variant = const_run(srbench.load_suite(suite_path, {"train.steps": 7}), "variant")
+    variant_file = variant.write(suite, out=out)
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out], capture_output=True, text=True)
+    check(p.returncode == 2 and "1 of the" in p.stderr and variant.run_id in p.stderr
+          and "'# srbench --set train.steps=7'" in p.stderr and "--allow-mixed" in p.stderr,
+          f"merge of another suite text's run: exit {p.returncode}, stderr {p.stderr}")
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "pyproto"), "--out", out, "--allow-mixed"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "written from another suite text (--allow-mixed): 1 run(s)" in p.stdout
+          and variant.run_id in p.stdout, f"merge --allow-mixed: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    os.remove(variant_file)
 
     # ---- linear-rnn.md's entries: their config as resolved, the same batches as any arch -----------
     def linear_entry(name, entry, expect, bad):

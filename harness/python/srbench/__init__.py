@@ -4,7 +4,7 @@ model, and results files as pandas DataFrames (docs/python.md).
     import srbench
     t = srbench.Task("dyck", k=2, label="depth")
     b = t.sample(n=12, count=64, seed=0)              # b.tokens, b.targets: int32 [64, T]
-    suite = srbench.load_suite("configs/quickstart.yaml", overrides={"train.steps": 300})
+    suite = srbench.load_suite("configs/quickstart.yaml")
     for batch in suite.training_stream(entry="flipflop", seed=0): ...
     res = suite.evaluate(predict, entry="flipflop", seed=0, model="my-gru")
     res.write(suite)                                   # results/quickstart/runs/<id>.h5
@@ -15,6 +15,7 @@ The generators, the training stream, the evaluation and the run files are srbenc
 pandas.
 """
 import math
+import operator
 
 import numpy as np
 
@@ -37,6 +38,27 @@ def _text(value):
     return str(value)
 
 
+def _int(name, value):
+    """An integer argument: int or NumPy integer; a float (2.7, and 3.0 too) or a bool is refused
+    with a TypeError naming the argument and the value, never truncated."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {value!r}") from None
+
+
+def _torch_float32():
+    import torch
+    return torch.float32
+
+
+def _torch_float64():
+    import torch
+    return torch.float64
+
+
 def tasks():
     """Every task: [{"name", "summary", "level", "params": [{"name", "kind", "default", "help",
     "choices"}]}], in catalogue order (as `srbench tasks`)."""
@@ -48,9 +70,9 @@ class Task:
     A bad task name or parameter raises ValueError with the command line's message."""
 
     def __init__(self, name, data_seed=0, **params):
-        self._task = _srbench.Task(name, {k: _text(v) for k, v in params.items()}, int(data_seed))
+        self._task = _srbench.Task(name, {k: _text(v) for k, v in params.items()}, _int("data_seed", data_seed))
         self.params = dict(params)
-        self.data_seed = int(data_seed)
+        self.data_seed = _int("data_seed", data_seed)
 
     @property
     def name(self):
@@ -63,17 +85,19 @@ class Task:
 
     def max_length(self, n):
         """The longest example (in tokens) at problem length n."""
-        return self._task.max_length(int(n))
+        return self._task.max_length(_int("n", n))
 
     def sample(self, n=8, count=1, seed=0, stream="train", index=0):
         """Examples index .. index+count-1 of `stream` under `seed` at length n, exactly those of
         `srbench sample`, right-padded as the trainer pads (token 0, target -1). Returns a Batch:
         tokens, targets int32 [count, T]; lengths, input_lengths int32 [count]."""
-        return self._task.sample(int(n), int(count), int(seed), str(stream), int(index))
+        return self._task.sample(_int("n", n), _int("count", count), _int("seed", seed), str(stream),
+                                 _int("index", index))
 
     def batch(self, lengths, seed=0, stream="train", index=0):
         """One example per entry of `lengths` (example index+i at length lengths[i]), padded."""
-        return self._task.batch([int(n) for n in lengths], int(seed), str(stream), int(index))
+        return self._task.batch([_int("lengths[]", n) for n in lengths], _int("seed", seed), str(stream),
+                                _int("index", index))
 
     def __repr__(self):
         return f"srbench.Task({self.name!r}, {', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
@@ -134,7 +158,7 @@ class Suite:
         runs of (entry, seed) differ in their train settings."""
         if entry is None and run is None:
             raise ValueError("training_stream: give entry= (and seed=) or run=")
-        return self._suite.training_stream(entry or "", int(seed), run or "")
+        return self._suite.training_stream(entry or "", _int("seed", seed), run or "")
 
     def evaluate(self, predict, entry=None, seed=0, model="external", run=None, batch=64,
                  model_config=None):
@@ -154,9 +178,19 @@ class Suite:
 
         def call(tokens):
             out = predict(tokens)
-            if hasattr(out, "detach"):  # a torch tensor
-                out = out.detach().cpu().numpy()
-            return np.asarray(out)
+            if isinstance(out, (tuple, list)):
+                raise TypeError(f"predict returned a {type(out).__name__} of {len(out)}: it must return one "
+                                "array, logits [B, T, V] or predictions [B, T] (for a model returning "
+                                "(logits, state), pass lambda x: model(x)[0])")
+            if hasattr(out, "detach"):  # a torch tensor; bfloat16 and float16 are read as float32
+                out = out.detach()
+                if out.is_floating_point() and out.dtype not in (_torch_float32(), _torch_float64()):
+                    out = out.float()
+                out = out.cpu().numpy()
+            out = np.asarray(out)
+            if out.dtype == np.float16:
+                out = out.astype(np.float32)
+            return out
 
         return Result(self._suite.evaluate(call, entry or "", int(seed), str(model), run or "", int(batch),
                                            model_yaml), self)
@@ -182,6 +216,16 @@ class Result:
     def config(self):
         import yaml
         return yaml.safe_load(self._res.config)
+
+    @property
+    def status(self):
+        """ok, or diverged when predict returned a non-finite logit at a scored position (as a
+        built-in run with a non-finite loss); `message` says where."""
+        return self._res.status
+
+    @property
+    def message(self):
+        return self._res.message
 
     @property
     def metrics(self):
