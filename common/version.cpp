@@ -1,8 +1,12 @@
 #include "common/version.hpp"
 
+#include "srbench_git_commit.h"  // generated (common/git_commit.cmake)
+
 namespace srbench {
 
 const char* version() { return "0.1.0"; }
+
+const char* commit() { return SRBENCH_GIT_COMMIT; }
 
 namespace {
 

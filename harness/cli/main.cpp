@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {  // the build is what every run file records as its `build`
-    std::cout << "srbench " << srbench::version() << "\nbuild: " << srbench::build_description() << "\n"
+    std::cout << "srbench " << srbench::version() << " (commit " << srbench::commit() << ")\nbuild: " << srbench::build_description() << "\n"
               << "eigen cache sizes: " << Eigen::l1CacheSize() << "," << Eigen::l2CacheSize() << ","
               << Eigen::l3CacheSize() << " bytes ("
               << (std::getenv("SRBENCH_EIGEN_CACHE_SIZES") ? "SRBENCH_EIGEN_CACHE_SIZES" : "detected") << ")\n";

@@ -10,6 +10,7 @@ namespace srbench::harness::results {
 void write_root_attributes(hid_t file, const std::string& suite_yaml) {
   h5::write_attr(file, "format_version", kResultsFormatVersion);
   h5::write_attr(file, "srbench_version", std::string(srbench::version()));
+  h5::write_attr(file, "srbench_commit", std::string(srbench::commit()));
   h5::write_attr(file, "suite", suite_yaml);
   h5::write_attr(file, "created", utc_timestamp_now());
 }

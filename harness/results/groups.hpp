@@ -13,7 +13,7 @@
 namespace srbench::harness::results {
 
 
-// Root attributes format_version, srbench_version, suite, created.
+// Root attributes format_version, srbench_version, srbench_commit, suite, created.
 void write_root_attributes(hid_t file, const std::string& suite_yaml);
 // Opens a results file read-only; `what` ("run file", "suite file", …) names it in messages.
 h5::Id open_results_file(const std::string& path, const char* what);

@@ -3,7 +3,8 @@
 // layer (common/h5.hpp), whose one error type is ResultsError here.
 //
 // A run file and the suite file share the root and the per-run group:
-//   /                  attrs format_version (1), srbench_version, suite (YAML text), created (UTC)
+//   /                  attrs format_version (1), srbench_version, srbench_commit (absent before it
+//                      was recorded), suite (YAML text), created (UTC)
 //   /runs/<run_id>/    attrs config (the resolved YAML) and its main fields (run_attributes():
 //                      task, entry, model, grid, seed, status, message, wall_s, tokens_per_s,
 //                      the metrics (metric_fields()), bits_per_byte, splines_from, splines_task,
@@ -121,7 +122,7 @@ void write_suite_file(const std::string& out_path, const std::string& suite_yaml
                       const std::vector<std::string>& splines_file_paths, const TransferMatrix& transfer);
 
 struct SuiteFile {
-  std::string suite_yaml, srbench_version, created;
+  std::string suite_yaml, srbench_version, srbench_commit, created;  // srbench_commit "" in older files
   int64_t format_version = 0;
   std::vector<SummaryRow> summary;    // as stored
   std::vector<RunResult> runs;        // read from /runs, in the order of /summary

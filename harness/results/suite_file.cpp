@@ -179,6 +179,7 @@ SuiteFile read_suite_file(const std::string& path) {
   s.format_version = kResultsFormatVersion;
   s.suite_yaml = h5::read_string_attr(file, "suite");
   s.srbench_version = h5::read_string_attr(file, "srbench_version");
+  if (h5::has_attr(file, "srbench_commit")) s.srbench_commit = h5::read_string_attr(file, "srbench_commit");
   s.created = h5::read_string_attr(file, "created");
   s.summary = read_summary(file);
   for (const auto& row : s.summary) s.runs.push_back(read_run_group(file, row.run_id));

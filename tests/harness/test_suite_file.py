@@ -89,10 +89,12 @@ def stats(values):
 
 def check_layout(f, expected_ids, checkpoint_id):
     root = dict(f.attrs)
-    check(set(root) == {"format_version", "srbench_version", "suite", "created"}, f"root attrs {sorted(root)}")
+    check(set(root) == {"format_version", "srbench_version", "srbench_commit", "suite", "created"},
+          f"root attrs {sorted(root)}")
     check(f.attrs.get_id("format_version").dtype == np.int64 and root.get("format_version") == 1,
           "format_version: int64 1")
-    for name in ("srbench_version", "suite", "created"):
+    check(str(root.get("srbench_commit")) == COMMIT[0], f"srbench_commit {root.get('srbench_commit')} != {COMMIT[0]}")
+    for name in ("srbench_version", "srbench_commit", "suite", "created"):
         check(is_utf8_vlen(f.attrs.get_id(name).dtype), f"root attr {name}: variable-length UTF-8")
     check(str(root.get("suite", "")).startswith("name: mini\n"), "root attr suite holds the suite YAML")
     check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(root.get("created", ""))) is not None,
@@ -293,11 +295,42 @@ def check_usage_errors(srbench, tmp, run_file):
         check(r.returncode == 2 and r.stderr.count("\n") == 1, f"{args}: exit 2 with one line, got {r.returncode} {r.stderr!r}")
 
 
+COMMIT = [""]  # the commit `srbench --version` names, set in main
+
+
+def check_commit(binary):
+    """`srbench --version` names the commit it was built from: HEAD's (git describe --always --dirty,
+    12 hex digits) when the sources are a git checkout; every results file records the same."""
+    v = run([binary, "--version"]).stdout
+    m = re.match(r"srbench \d+\.\d+\.\d+ \(commit (\S+)\)\n", v)
+    if not check(m is not None, f"--version does not name a commit: {v!r}"):
+        return
+    COMMIT[0] = m.group(1)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # the version cited (CITATION.cff) and the newest release in CHANGELOG.md are the binary's
+    version = re.match(r"srbench (\S+) ", v).group(1)
+    with open(os.path.join(root, "CITATION.cff")) as f:
+        cited = re.search(r"^version: (\S+)$", f.read(), re.M)
+    check(cited is not None and cited.group(1) == version, f"CITATION.cff version {cited and cited.group(1)} != {version}")
+    with open(os.path.join(root, "CHANGELOG.md")) as f:
+        released = re.findall(r"^## (\d+\.\d+\.\d+) — ", f.read(), re.M)
+    check(released[:1] == [version], f"CHANGELOG.md's newest release {released[:1]} != {version}")
+    import shutil
+    head = (subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
+            if shutil.which("git") else None)
+    if os.path.exists(os.path.join(root, ".git")) and head is not None and head.returncode == 0:
+        check(re.fullmatch(r"(v[0-9][^ ]*-g)?[0-9a-f]{12}(-dirty)?", COMMIT[0]) is not None
+              and head.stdout.strip()[:12] in COMMIT[0], f"--version's commit {COMMIT[0]}, HEAD {head.stdout.strip()}")
+    else:  # a source archive: no commit to name
+        check(COMMIT[0] == "unknown", f"--version's commit outside a checkout: {COMMIT[0]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--srbench", required=True)
     ap.add_argument("--fixture", required=True)
     a = ap.parse_args()
+    check_commit(a.srbench)
     with tempfile.TemporaryDirectory(prefix="srbench-suite-file-") as tmp:
         fx = run([a.fixture, tmp])
         if fx.returncode != 0:

@@ -39,6 +39,7 @@ class Results:
                 raise ValueError(f"{self.path}: not an srbench results file (no /runs)")
             self.suite_yaml = _attr(f, "suite", "")
             self.srbench_version = _attr(f, "srbench_version", "")
+            self.srbench_commit = _attr(f, "srbench_commit", "")  # "" in files from before it was recorded
             runs = f["runs"]
             if "summary" in f:
                 table = f["summary"][:]
