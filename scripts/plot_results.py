@@ -2,8 +2,11 @@
 """Figures from an srbench suite file (HDF5), reading nothing but the file.
 
     /usr/bin/python3 scripts/plot_results.py results/shortcuts.h5 --out docs/figures/shortcuts
+    ... --format pdf --dpi 300 --models lstm,transformer      # vector figures of two model entries
 
-Writes PNGs (each kind skipped, with a printed note, when the file has nothing for it):
+Writes PNGs (or PDF or SVG, `--format`; each kind skipped, with a printed note, when the file has
+nothing for it; `--models` keeps those model entries' runs, the transfer matrix and search
+splines whole):
   acc_vs_length_<entry>.png   seq_acc and token_acc of condition id vs evaluation length, one line
                               per (model, grid) variant: mean over seeds, band min..max over seeds;
                               the variants' markers side by side at each length (equal values stay
@@ -54,7 +57,8 @@ import numpy as np  # noqa: E402
 from cycler import cycler  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 
-DPI = 100
+DPI = 100  # --dpi
+FORMAT = "png"  # --format: png | pdf | svg
 # 20 distinct colours (the default cycle repeats after 10, and a figure may hold 12-18 variants)
 plt.rcParams["axes.prop_cycle"] = cycler(color=plt.get_cmap("tab20").colors)
 
@@ -117,9 +121,12 @@ def groups_of(runs):
 
 
 def save(fig, path, written):
+    """Saves in FORMAT (the name's extension replaced) at DPI; records (path, (w, h)), the pixels
+    Agg writes for a PNG (for PDF and SVG, the figure's size at DPI)."""
+    path = os.path.splitext(path)[0] + "." + FORMAT
     fig.set_dpi(DPI)
-    fig.savefig(path, dpi=DPI)
-    written.append((path, tuple(fig.canvas.get_width_height())))  # the pixels Agg writes
+    fig.savefig(path, dpi=DPI, format=FORMAT)
+    written.append((path, tuple(fig.canvas.get_width_height())))
     plt.close(fig)
 
 
@@ -797,12 +804,20 @@ def plot_token_errors(data, out_dir, written):
 
 # ---- main -----------------------------------------------------------------------------------------
 
-def render_all(path, out_dir):
-    """Renders every figure kind the file has data for; returns ([(png path, (w, h))], data by kind)."""
+def render_all(path, out_dir, models=()):
+    """Renders every figure kind the file has data for, for the runs of `models` (every model entry
+    when empty); returns ([(figure path, (w, h))], data by kind)."""
     os.makedirs(out_dir, exist_ok=True)
     written, data = [], {}
     with open_suite(path) as suite:
         f, runs = suite.h5, suite.summary_rows()
+        if models:
+            known = list(dict.fromkeys(r["model"] for r in runs))
+            unknown = [m for m in models if m not in known]
+            if unknown:
+                raise ValueError(f"--models {','.join(unknown)}: no run of this file has that model entry "
+                                 f"(its models: {', '.join(known)})")
+            runs = [r for r in runs if r["model"] in models]
         if not runs:
             print("note: the file has no runs (empty /summary)")
         kinds = [  # (name, data, draw, note when there is nothing to draw)
@@ -820,10 +835,10 @@ def render_all(path, out_dir):
             ("transfer", transfer_matrix(f), plot_transfer, "no /transfer group; skipping transfer matrix"),
             ("splines", splines(f, runs), plot_splines, "no splines in the file; skipping splines"),
             ("routers", routers(f, runs), plot_routers, "no LIMe routers; skipping router weights"),
-            ("value_entropy", layer_profiles(suite.runs(), "value_entropy"),
+            ("value_entropy", layer_profiles(suite.runs(models=models), "value_entropy"),
              lambda d, o, w: plot_layer_profiles(d, "value_entropy", os.path.join(o, "value_entropy.png"), w),
              "no diag/value_entropy; skipping value entropy"),
-            ("value_entropy_lime", layer_profiles(suite.runs(), "value_entropy_lime"),
+            ("value_entropy_lime", layer_profiles(suite.runs(models=models), "value_entropy_lime"),
              lambda d, o, w: plot_layer_profiles(d, "value_entropy_lime", os.path.join(o, "value_entropy_lime.png"), w),
              "no diag/value_entropy_lime; skipping LIMe's value entropy"),
             ("attn_entropy", diag_means(f, runs, "attn_entropy"), plot_attn_entropy,
@@ -841,15 +856,34 @@ def render_all(path, out_dir):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="suite file (results/<suite>.h5)")
-    p.add_argument("--out", required=True, help="folder for the PNGs (created)")
+    p.add_argument("--out", required=True, help="folder for the figures (created)")
+    p.add_argument("--format", default="png", help="png (default) | pdf | svg")
+    p.add_argument("--dpi", default="100", help="dots per inch (default 100; a PNG's pixels scale with it)")
+    p.add_argument("--models", default="", help="MODEL[,MODEL]: only these model entries' runs (default: all)")
     a = p.parse_args(argv)
+    global FORMAT, DPI
+    if a.format not in ("png", "pdf", "svg"):
+        print(f"plot_results.py: --format must be png, pdf or svg, got '{a.format}'", file=sys.stderr)
+        return 2
+    try:
+        dpi = int(a.dpi)
+    except ValueError:
+        dpi = 0
+    if not 10 <= dpi <= 1200:
+        print(f"plot_results.py: --dpi must be an integer in 10..1200, got '{a.dpi}'", file=sys.stderr)
+        return 2
+    FORMAT, DPI = a.format, dpi
+    models = tuple(m for m in a.models.split(",") if m)
     if not os.path.isfile(a.results):
         print(f"plot_results.py: {a.results}: no such file", file=sys.stderr)
         return 2
     try:
-        written, _ = render_all(a.results, a.out)
+        written, _ = render_all(a.results, a.out, models)
     except OSError as e:
         print(f"plot_results.py: {a.results}: not a readable HDF5 suite file ({e})", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"plot_results.py: {a.results}: {e}", file=sys.stderr)
         return 2
     for path, (w, h) in written:
         print(f"wrote {path} ({w}x{h})")

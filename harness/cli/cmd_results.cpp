@@ -11,6 +11,7 @@
 
 #include "harness/cli/cli.hpp"
 #include "harness/report/check.hpp"
+#include "harness/report/paper.hpp"
 #include "harness/report/pooled_report.hpp"
 #include "harness/report/report.hpp"
 #include "harness/report/transfer.hpp"
@@ -255,126 +256,177 @@ std::vector<std::string> split_over(const std::string& over) {
 
 // report --check: the stored suite's expect: entries (a malformed one is a ConfigError, exit 2,
 // located at its line of the stored suite text), evaluated; 1 when any fails.
-int report_check(const SuiteFile& suite, const std::string& file, ReportFormat format) {
+int report_check(const SuiteFile& suite, const std::string& file, ReportFormat format, std::ostream& out) {
   const Suite stored = parse_suite(suite.suite_yaml, file + " (stored suite)");
   if (stored.expectations.empty()) {
-    std::cout << "the suite stored in " << file << " has no expect: entries\n";
+    out << "the suite stored in " << file << " has no expect: entries\n";
     return 0;
   }
   const auto rows = check_expectations(stored.expectations, suite.runs);
-  std::cout << format_check(rows, format, file + "\nsuite " + stored.name);
+  out << format_check(rows, format, file + "\nsuite " + stored.name);
   return std::all_of(rows.begin(), rows.end(), [](const CheckRow& r) { return r.holds; }) ? 0 : 1;
+}
+
+}  // namespace
+
+namespace {
+
+// `srbench report`'s options.
+struct ReportArgs {
+  std::string file, format_text = "table", over, agg, metric = "seq_acc";
+  bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false, fitted = false;
+  bool at_init = false, check = false, compact = false, tidy = false;
+  std::vector<std::string> compare;
+};
+
+void add_report_options(po::options_description& opts, ReportArgs& a) {
+  opts.add_options()
+      ("help,h", "show this help")
+      ("format", po::value(&a.format_text)->default_value("table"),
+       "table | markdown | csv | latex (a booktabs tabular, the rest as % comments: for --compact, --lengths, "
+       "--errors, --chomsky, --compare, --check and --agg)")
+      ("compact", po::bool_switch(&a.compact),
+       "the paper table: per task entry, model and grid point, runs fitted / runs and, per evaluated length "
+       "(condition id), --metric's mean over seeds [95% interval] · k/n (k runs at their target accuracy at that "
+       "length, of n)")
+      ("metric", po::value(&a.metric)->default_value("seq_acc"), "with --compact: seq_acc | token_acc")
+      ("tidy", po::bool_switch(&a.tidy),
+       "csv, one row per run x evaluated length x condition: run_id, task, entry, model, arch, grid, seed, status, "
+       "fitted, length, condition, loss, token_acc, seq_acc, seen_frac, input_space")
+      ("diagnostics", po::bool_switch(&a.diagnostics),
+       "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
+       "entropy per layer; mean over seeds)")
+      ("at-init", po::bool_switch(&a.at_init),
+       "with --diagnostics: the diagnostics of the freshly initialised models, measured before the first step "
+       "(runs from files written before they existed count as without diagnostics)")
+      ("transfer", po::bool_switch(&a.transfer_only),
+       "print only the transfer matrix of spline searches (table and markdown print it after the report)")
+      ("lengths", po::bool_switch(&a.lengths),
+       "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
+       "lengths beyond training (ood_length_acc), mean and max over seeds")
+      ("chomsky", po::bool_switch(&a.chomsky),
+       "the Chomsky-hierarchy table: per task (with its level and chance) and model, the max and the mean over "
+       "seeds of ood_token_acc (token accuracy beyond the training lengths)")
+      ("over", po::value(&a.over),
+       "with --chomsky: also take the max and mean over this grid axis (e.g. train.lr), as the benchmark does over "
+       "learning rates; otherwise KEY[,KEY]: pool the seeds and these grid axes (e.g. seed,train.lr) and report "
+       "each metric's --agg over them")
+      ("agg", po::value(&a.agg),
+       "mean | median | max | min: report each summary metric reduced by this over the seeds (and the --over "
+       "axes), beside its mean with the 95% interval and k/n (k runs taken over, of the cell's n runs)")
+      ("check", po::bool_switch(&a.check),
+       "evaluate the suite's expect: entries (stored in the suite file) on its runs: one row per claim with the "
+       "measured value, its 95% interval, k/n, the source and holds / FAILS; exit 0 when all hold, 1 when any "
+       "fails, 2 on a malformed entry")
+      ("fitted", po::bool_switch(&a.fitted),
+       "every statistic over the seeds whose id_acc reached train.target_accuracy only (the counts still cover "
+       "all runs): generalisation judged on runs that fitted their training distribution")
+      ("compare", po::value(&a.compare)->multitoken(),
+       "MODEL_A MODEL_B: the paired difference A - B per task entry, grid point and metric over the seeds both "
+       "have, with a 95% bootstrap interval")
+      ("errors", po::bool_switch(&a.errors),
+       "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
+       "mean, std, min, median and max over seeds")
+      ("file", po::value(&a.file), "suite file (positional)");
+}
+
+// The combinations report refuses (UsageError), and the format.
+ReportFormat check_report_args(const ReportArgs& a, const po::variables_map& vm) {
+  if (a.file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
+  const bool pooled = !a.agg.empty() || (!a.over.empty() && !a.chomsky);
+  if (a.diagnostics + a.lengths + a.errors + a.transfer_only + a.chomsky + !a.compare.empty() + a.check + pooled +
+          a.compact + a.tidy > 1)
+    throw UsageError(
+        "--diagnostics, --lengths, --errors, --transfer, --chomsky, --compare, --check, --compact, --tidy and "
+        "--agg/--over exclude each other");
+  if (!a.compare.empty() && a.compare.size() != 2)
+    throw UsageError("--compare takes two model entries, MODEL_A MODEL_B, got " + std::to_string(a.compare.size()));
+  if (!a.agg.empty() && !parse_agg(a.agg)) throw UsageError("--agg must be mean, median, max or min, got '" + a.agg + "'");
+  if (a.at_init && !a.diagnostics) throw UsageError("--at-init goes with --diagnostics");
+  if (!vm["metric"].defaulted() && !a.compact) throw UsageError("--metric goes with --compact");
+  if (a.metric != "seq_acc" && a.metric != "token_acc")
+    throw UsageError("--metric must be seq_acc or token_acc, got '" + a.metric + "'");
+  const auto format = parse_report_format(a.format_text);
+  if (!format) throw UsageError("--format must be table, markdown, csv or latex, got '" + a.format_text + "'");
+  if (a.tidy && !vm["format"].defaulted() && *format != ReportFormat::csv)
+    throw UsageError("--tidy is csv only, got --format " + a.format_text);
+  if (*format == ReportFormat::latex && (a.diagnostics || a.transfer_only || a.tidy ||
+                                         !(a.compact || a.lengths || a.errors || a.chomsky || a.check ||
+                                           !a.compare.empty() || pooled)))
+    throw UsageError("--format latex is for --compact, --lengths, --errors, --chomsky, --compare, --check and --agg; "
+                     "the summary, --diagnostics and --transfer have no LaTeX form (--compact is the paper table)");
+  return a.tidy ? ReportFormat::csv : *format;
+}
+
+// The report's text (and, for --check, its exit code).
+std::string report_text(const ReportArgs& a, SuiteFile& suite, ReportFormat format, int& code) {
+  code = 0;
+  if (a.check) {
+    std::ostringstream os;
+    code = report_check(suite, a.file, format, os);
+    return os.str();
+  }
+  if (a.tidy) return format_tidy_report(suite.runs);
+  if (a.at_init)
+    for (auto& r : suite.runs) r.diag = std::move(r.diag_init);
+  const auto groups = aggregate_runs(suite.runs, a.fitted);
+  const std::string name = stored_suite_name(suite.suite_yaml);
+  const std::string title = a.file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
+                            std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
+                            " · created " + suite.created + " · srbench " + suite.srbench_version;
+  if (a.compact) return format_compact_report(suite.runs, a.metric, a.fitted, format, title);
+  if (!a.agg.empty() || (!a.over.empty() && !a.chomsky)) {
+    const std::vector<std::string> axes = split_over(a.over);
+    for (const auto& axis : axes)
+      if (axis != "seed") check_over_axis(suite.runs, axis);
+    return format_pooled_report(pool_runs(suite.runs, axes), a.agg.empty() ? "mean" : a.agg, axes, a.fitted, format,
+                                title);
+  }
+  if (a.chomsky) {
+    if (!a.over.empty()) check_over_axis(suite.runs, a.over);
+    std::vector<RunResult> runs;
+    for (const auto& r : suite.runs)
+      if (!a.fitted || r.metrics.fitted == 1) runs.push_back(r);
+    return format_chomsky_report(aggregate_chomsky(runs, a.over), format, title, a.over);
+  }
+  if (!a.compare.empty()) {
+    for (const auto& m : a.compare)
+      if (std::none_of(suite.runs.begin(), suite.runs.end(), [&](const RunResult& r) { return r.model == m; }))
+        throw UsageError("--compare " + m + ": no run of this suite has that model entry");
+    return format_compare_report(compare_models(suite.runs, a.compare[0], a.compare[1], a.fitted), a.compare[0],
+                                 a.compare[1], format, title);
+  }
+  const std::string transfer = format_transfer(compute_transfer(suite.runs), format);
+  if (a.transfer_only) return transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer;
+  if (a.diagnostics) return format_diagnostics_report(groups, format, title, a.at_init);
+  if (a.lengths) return format_length_report(groups, format, title);
+  if (a.errors) return format_error_report(groups, format, title);
+  return format_report(groups, format, title) + (format == ReportFormat::csv ? "" : transfer);
 }
 
 }  // namespace
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "srbench report FILE.h5 [--format table|markdown|csv] [--diagnostics [--at-init] | --lengths | --errors |\n"
-      "--transfer | --chomsky [--over KEY] | --agg mean|median|max|min [--over KEY[,KEY]] | --check]: statistics\n"
-      "across seeds of a suite file (runs grouped by task entry, model and grid point)\n\noptions");
-  std::string file, format_text = "table";
-  bool diagnostics = false, transfer_only = false, lengths = false, errors = false, chomsky = false, fitted = false;
-  bool at_init = false, check = false;
-  std::string over, agg;
-  std::vector<std::string> compare;
-  opts.add_options()
-      ("help,h", "show this help")
-      ("format", po::value(&format_text)->default_value("table"), "table | markdown | csv")
-      ("diagnostics", po::bool_switch(&diagnostics),
-       "report the diagnostics instead (attention entropy and max per layer and head, value and hidden "
-       "entropy per layer; mean over seeds)")
-      ("at-init", po::bool_switch(&at_init),
-       "with --diagnostics: the diagnostics of the freshly initialised models, measured before the first step "
-       "(runs from files written before they existed count as without diagnostics)")
-      ("transfer", po::bool_switch(&transfer_only),
-       "print only the transfer matrix of spline searches (table and markdown print it after the report)")
-      ("lengths", po::bool_switch(&lengths),
-       "report seq_acc per evaluated length (condition id), mean and max over seeds, and the mean over the "
-       "lengths beyond training (ood_length_acc), mean and max over seeds")
-      ("chomsky", po::bool_switch(&chomsky),
-       "the Chomsky-hierarchy table: per task (with its level and chance) and model, the max and the mean over "
-       "seeds of ood_token_acc (token accuracy beyond the training lengths)")
-      ("over", po::value(&over),
-       "with --chomsky: also take the max and mean over this grid axis (e.g. train.lr), as the benchmark does over "
-       "learning rates; otherwise KEY[,KEY]: pool the seeds and these grid axes (e.g. seed,train.lr) and report "
-       "each metric's --agg over them")
-      ("agg", po::value(&agg),
-       "mean | median | max | min: report each summary metric reduced by this over the seeds (and the --over "
-       "axes), beside its mean with the 95% interval and k/n (k runs taken over, of the cell's n runs)")
-      ("check", po::bool_switch(&check),
-       "evaluate the suite's expect: entries (stored in the suite file) on its runs: one row per claim with the "
-       "measured value, its 95% interval, k/n, the source and holds / FAILS; exit 0 when all hold, 1 when any "
-       "fails, 2 on a malformed entry")
-      ("fitted", po::bool_switch(&fitted),
-       "every statistic over the seeds whose id_acc reached train.target_accuracy only (the counts still cover "
-       "all runs): generalisation judged on runs that fitted their training distribution")
-      ("compare", po::value(&compare)->multitoken(),
-       "MODEL_A MODEL_B: the paired difference A - B per task entry, grid point and metric over the seeds both "
-       "have, with a 95% bootstrap interval")
-      ("errors", po::bool_switch(&errors),
-       "report the error rate at scored positions (1 - token_acc; ffl: at reads) per condition and length, "
-       "mean, std, min, median and max over seeds")
-      ("file", po::value(&file), "suite file (positional)");
+      "srbench report FILE.h5 [--format table|markdown|csv|latex] [--compact [--metric M] | --tidy | --diagnostics\n"
+      "[--at-init] | --lengths | --errors | --transfer | --chomsky [--over KEY] | --agg mean|median|max|min\n"
+      "[--over KEY[,KEY]] | --check]: statistics across seeds of a suite file (runs grouped by task entry, model\n"
+      "and grid point)\n\noptions");
+  ReportArgs a;
+  add_report_options(opts, a);
   po::variables_map vm;
   if (!parse_command_line(args, opts, vm, "file")) return 0;
-  if (file.empty()) throw UsageError("missing FILE.h5, the suite file (see srbench report --help)");
-  const bool pooled = !agg.empty() || (!over.empty() && !chomsky);
-  if (diagnostics + lengths + errors + transfer_only + chomsky + !compare.empty() + check + pooled > 1)
-    throw UsageError(
-        "--diagnostics, --lengths, --errors, --transfer, --chomsky, --compare, --check and --agg/--over exclude each "
-        "other");
-  if (!compare.empty() && compare.size() != 2)
-    throw UsageError("--compare takes two model entries, MODEL_A MODEL_B, got " + std::to_string(compare.size()));
-  if (!agg.empty() && !parse_agg(agg)) throw UsageError("--agg must be mean, median, max or min, got '" + agg + "'");
-  if (at_init && !diagnostics) throw UsageError("--at-init goes with --diagnostics");
-  const auto format = parse_report_format(format_text);
-  if (!format) throw UsageError("--format must be table, markdown or csv, got '" + format_text + "'");
+  const ReportFormat format = check_report_args(a, vm);
   SuiteFile suite;
   try {
-    suite = read_suite_file(file);
+    suite = read_suite_file(a.file);
   } catch (const ResultsError& e) {
     throw UsageError(e.what());
   }
-  if (check) return report_check(suite, file, *format);
-  if (at_init)
-    for (auto& r : suite.runs) r.diag = std::move(r.diag_init);
-  const auto groups = aggregate_runs(suite.runs, fitted);
-  const std::string name = stored_suite_name(suite.suite_yaml);
-  const std::string title = file + "\n" + std::to_string(suite.runs.size()) + " runs in " +
-                            std::to_string(groups.size()) + " groups · suite " + (name.empty() ? "?" : name) +
-                            " · created " + suite.created + " · srbench " + suite.srbench_version;
-  if (pooled) {
-    const std::vector<std::string> axes = split_over(over);
-    for (const auto& a : axes)
-      if (a != "seed") check_over_axis(suite.runs, a);
-    std::cout << format_pooled_report(pool_runs(suite.runs, axes), agg.empty() ? "mean" : agg, axes, fitted, *format,
-                                      title);
-    return 0;
-  }
-  if (chomsky) {
-    if (!over.empty()) check_over_axis(suite.runs, over);
-    std::vector<RunResult> runs;
-    for (const auto& r : suite.runs)
-      if (!fitted || r.metrics.fitted == 1) runs.push_back(r);
-    std::cout << format_chomsky_report(aggregate_chomsky(runs, over), *format, title, over);
-    return 0;
-  }
-  if (!compare.empty()) {
-    for (const auto& m : compare)
-      if (std::none_of(suite.runs.begin(), suite.runs.end(), [&](const RunResult& r) { return r.model == m; }))
-        throw UsageError("--compare " + m + ": no run of this suite has that model entry");
-    std::cout << format_compare_report(compare_models(suite.runs, compare[0], compare[1], fitted), compare[0],
-                                       compare[1], *format, title);
-    return 0;
-  }
-  const std::string transfer = format_transfer(compute_transfer(suite.runs), *format);
-  if (transfer_only) std::cout << (transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer);
-  else if (diagnostics) std::cout << format_diagnostics_report(groups, *format, title, at_init);
-  else if (lengths) std::cout << format_length_report(groups, *format, title);
-  else if (errors) std::cout << format_error_report(groups, *format, title);
-  else std::cout << format_report(groups, *format, title) << (*format == ReportFormat::csv ? "" : transfer);
-  return 0;
+  int code = 0;
+  const std::string text = report_text(a, suite, format, code);
+  std::cout << (format == ReportFormat::latex ? latex_comments_outside_tables(text) : text);
+  return code;
 }
 
 }  // namespace srbench::harness

@@ -11,6 +11,7 @@ std::optional<ReportFormat> parse_report_format(const std::string& text) {
   if (text == "table") return ReportFormat::table;
   if (text == "markdown") return ReportFormat::markdown;
   if (text == "csv") return ReportFormat::csv;
+  if (text == "latex") return ReportFormat::latex;
   return std::nullopt;
 }
 
@@ -51,7 +52,7 @@ std::string pad_left(const std::string& s, size_t w) { return std::string(w > wi
 
 std::string heading(const std::string& title, ReportFormat format, int level) {
   if (title.empty() || format == ReportFormat::csv) return "";
-  if (format == ReportFormat::table) return title + "\n\n";
+  if (format == ReportFormat::table || format == ReportFormat::latex) return title + "\n\n";
   const auto nl = title.find('\n');
   return std::string(static_cast<size_t>(level), '#') + " " + title.substr(0, nl) + "\n\n" +
          (nl == std::string::npos ? "" : title.substr(nl + 1) + "\n\n");
@@ -80,7 +81,49 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// A cell as LaTeX text: the special characters escaped, the project's symbols as commands.
+std::string latex_cell(const std::string& s) {
+  static const std::vector<std::pair<std::string, std::string>> symbols = {
+      {"±", "$\\pm$"}, {"·", "$\\cdot$"}, {"−", "$-$"}, {"≥", "$\\geq$"}, {"≤", "$\\leq$"},
+      {"–", "--"}, {"×", "$\\times$"}, {"²", "$^2$"}};
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    bool replaced = false;
+    for (const auto& [from, to] : symbols)
+      if (s.compare(i, from.size(), from) == 0) {
+        out += to, i += from.size(), replaced = true;
+        break;
+      }
+    if (replaced) continue;
+    const char c = s[i++];
+    switch (c) {
+      case '\\': out += "\\textbackslash{}"; break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      case '&': case '%': case '$': case '#': case '_': case '{': case '}': out += std::string("\\") + c; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string render_latex(const Table& t, size_t label_cols) {
+  std::ostringstream os;
+  os << "\\begin{tabular}{";
+  for (size_t i = 0; i < t.head.size(); ++i) os << (i < label_cols ? 'l' : 'r');
+  os << "}\n\\toprule\n";
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) os << (i ? " & " : "") << latex_cell(cells[i]);
+    os << " \\\\\n";
+  };
+  line(t.head);
+  os << "\\midrule\n";
+  for (const auto& r : t.rows) line(r);
+  os << "\\bottomrule\n\\end{tabular}\n";
+  return os.str();
+}
 
 std::string render_text(const Table& t, size_t label_cols, bool trim) {
   std::vector<size_t> w(t.head.size(), 0);
@@ -144,6 +187,7 @@ std::string render(const Table& t, ReportFormat format, size_t label_cols, bool 
     case ReportFormat::table: return render_text(t, label_cols, trim);
     case ReportFormat::markdown: return render_markdown(t);
     case ReportFormat::csv: return render_csv(t);
+    case ReportFormat::latex: return render_latex(t, label_cols);
   }
   return {};
 }

@@ -1,5 +1,5 @@
 // The report's one table model: a header and rows of text cells, rendered as an aligned text
-// table, a markdown table or csv — and the number formats every report uses. The report kinds
+// table, a markdown table, csv or a LaTeX tabular — and the number formats every report uses. The report kinds
 // (report.cpp) build tables; only this file knows how each format looks.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace srbench::harness {
 
-enum class ReportFormat { table, markdown, csv };
+enum class ReportFormat { table, markdown, csv, latex };
 std::optional<ReportFormat> parse_report_format(const std::string& text);
 
 struct Table {
@@ -19,8 +19,9 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-// A report's title (one or more lines): the text form prints it and a blank line; markdown makes
-// the first line a heading (`level` #s) and the rest a paragraph; csv has no title.
+// A report's title (one or more lines): the text form (and LaTeX, whose lines outside the tabular
+// become comments: paper.hpp) prints it and a blank line; markdown makes the first line a heading
+// (`level` #s) and the rest a paragraph; csv has no title.
 std::string heading(const std::string& title, ReportFormat format, int level = 2);
 
 // Aligned text: the first `label_cols` columns left-aligned, the rest right-aligned, two spaces
@@ -28,12 +29,15 @@ std::string heading(const std::string& title, ReportFormat format, int level = 2
 std::string render_text(const Table& t, size_t label_cols, bool trim = true);
 std::string render_markdown(const Table& t);
 std::string render_csv(const Table& t);
+// A booktabs tabular (\usepackage{booktabs}): the first `label_cols` columns l, the rest r;
+// LaTeX's special characters escaped, and ±, ·, −, ≥, ≤, –, ×, ² as math or text commands.
+std::string render_latex(const Table& t, size_t label_cols);
 // A matrix — column 0 the row labels (its header the corner), the rest values — as text in
 // chunks of columns that fit 100 characters, each chunk repeating the label column: labels
 // left-aligned at least `label_width` wide (and 2 wider than the longest), values right-aligned
 // `col_width` wide, every line indented by two spaces.
 std::string render_chunked(const Table& t, size_t label_width, size_t col_width);
-// One format's rendering of a table: text (render_text), markdown or csv.
+// One format's rendering of a table: text (render_text), markdown, csv or LaTeX.
 std::string render(const Table& t, ReportFormat format, size_t label_cols, bool trim = true);
 
 // ---- numbers and cells ----------------------------------------------------------------------

@@ -37,4 +37,12 @@ std::string stored_fit_metric(const std::string& config_yaml) {
   return stored_config_key(config_yaml, "train", "fit_metric", "seq_acc");
 }
 
+double stored_target_accuracy(const std::string& config_yaml) {
+  try {
+    return std::stod(stored_config_key(config_yaml, "train", "target_accuracy", "0.99"));
+  } catch (const std::exception&) {
+    return 0.99;
+  }
+}
+
 }  // namespace srbench::harness

@@ -50,6 +50,19 @@ inline const harness::RunSpec& run_of(const harness::Suite& s, const std::string
 }
 
 // `text` with the first `from` replaced by `to` (`from` must occur).
+// A hand-made run for the report tests: task entry "parity", conditions id and p1=0.9, its
+// evaluation rows {length, condition, loss, token_acc, seq_acc}; run id model + seed.
+inline harness::RunResult hand_run(const std::string& model, uint64_t seed, std::vector<harness::EvalRow> eval) {
+  harness::RunResult r;
+  r.run_id = model + std::to_string(seed);
+  r.task = r.entry = "parity";
+  r.model = model;
+  r.seed = seed;
+  r.conditions = {"id", "p1=0.9"};
+  r.eval = std::move(eval);
+  return r;
+}
+
 inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);

@@ -16,6 +16,7 @@ expect: lists to that suite, merges, and checks:
 Exit 0 when everything holds; 1 with a list of failures otherwise (it never skips).
 """
 import argparse
+import csv
 import io
 import math
 import os
@@ -288,6 +289,13 @@ def main():
         path, _ = make_suite_file(a, tmp, "fails", BASE + "expect:\n" + holding + failing + fitted_yaml + untestable_yaml)
         r = run([a.srbench, "report", path, "--check", "--format", "csv"])
         check(r.returncode == 1, f"--check, one fails: exit {r.returncode}: {r.stderr}")
+        lx = run([a.srbench, "report", path, "--check", "--format", "latex"])
+        body = lx.stdout[lx.stdout.find("\\midrule\n"):lx.stdout.find("\\bottomrule")].splitlines()[1:]
+        n_claims = len(list(csv.reader(io.StringIO(r.stdout)))) - 1  # the csv form's rows
+        check(lx.returncode == 1 and len(body) == n_claims and sum("FAILS" in l for l in body) >= 1
+              and lx.stdout.rstrip().splitlines()[-1].startswith("% ") and " hold" in lx.stdout.splitlines()[-1],
+              f"--check --format latex: exit {lx.returncode} (expected 1), {len(body)} rows for {n_claims} claims:\n"
+              f"{lx.stdout}{lx.stderr}")
         if r.returncode == 1:
             check_rows(r.stdout, rows + [rows[0][:6] + ("FAILS",), fitted_row] + ([untestable_row] if untestable_row else []))
 

@@ -7,20 +7,14 @@
 #include <sstream>
 
 #include "harness/report/report.hpp"
-#include "tests/support.hpp"
+#include "tests/harness/helpers.hpp"
 
 using namespace srbench::harness;
 
 namespace {
 
 RunResult run(const std::string& model, uint64_t seed, std::vector<EvalRow> eval, double ood) {
-  RunResult r;
-  r.run_id = model + std::to_string(seed);
-  r.task = r.entry = "parity";
-  r.model = model;
-  r.seed = seed;
-  r.conditions = {"id", "p1=0.9"};
-  r.eval = std::move(eval);
+  RunResult r = srbench::test::hand_run(model, seed, std::move(eval));
   r.metrics.ood_length_acc = ood;
   return r;
 }

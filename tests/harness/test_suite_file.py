@@ -22,6 +22,7 @@ import tempfile
 import h5py
 import numpy as np
 import pandas as pd
+import yaml
 from checks import check, finish
 from srbench import _srbench
 
@@ -288,9 +289,91 @@ def check_report_table(df, srbench, path):
     check(md.returncode == 0 and "| task | entry | model | arch | grid | runs |" in md.stdout, "markdown table header")
 
 
+def check_tidy(f, df, srbench, path):
+    """report --tidy: one row per run x evaluated (length, condition), each value the run file's own."""
+    r = run([srbench, "report", path, "--tidy"])
+    if not check(r.returncode == 0, f"report --tidy exit {r.returncode}: {r.stderr}"):
+        return
+    rep = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""], dtype={"grid": str})
+    check(list(rep.columns) == ["run_id", "task", "entry", "model", "arch", "grid", "seed", "status", "fitted", "length",
+                                "condition", "loss", "token_acc", "seq_acc", "seen_frac", "input_space"],
+          f"--tidy columns {list(rep.columns)}")
+    want = []
+    for rid in df["run_id"]:
+        g = f["runs"][rid]
+        if "eval" not in g:
+            continue
+        ev = g["eval"]
+        conds = [text(c) for c in ev["conditions"][:]]
+        for i in range(len(ev["length"])):
+            want.append((rid, text(g.attrs["task"]), text(g.attrs["entry"]), text(g.attrs["model"]),
+                         text(g.attrs["grid"]), int(g.attrs["seed"]), text(g.attrs["status"]), int(g.attrs["fitted"]),
+                         int(ev["length"][i]), conds[ev["condition"][i]],
+                         *(float(ev[k][i]) for k in ("loss", "token_acc", "seq_acc", "seen_frac", "input_space"))))
+    got = [(row.run_id, row.task, row.entry, row.model, row.grid if isinstance(row.grid, str) else "", int(row.seed),
+            row.status, int(row.fitted), int(row.length), row.condition, row.loss, row.token_acc, row.seq_acc,
+            row.seen_frac, row.input_space) for row in rep.itertuples()]
+    check(len(got) == len(want) and len(want) > 20, f"--tidy has {len(got)} rows, the file {len(want)}")
+    for a, b in zip(got, want):
+        check(a[:10] == b[:10] and all(same(x, y, 0) for x, y in zip(a[10:], b[10:])), f"--tidy row {a} != file {b}")
+
+
+def check_compact(f, df, srbench, path):
+    """report --compact: per group and evaluated length of condition id, the mean over the runs'
+    metric (numpy), the report's interval of the same values, and k = runs at their target."""
+    for metric in ("seq_acc", "token_acc"):
+        r = run([srbench, "report", path, "--compact", "--metric", metric, "--format", "csv"])
+        if not check(r.returncode == 0, f"report --compact exit {r.returncode}: {r.stderr}"):
+            return
+        rep = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
+        compared = 0
+        for (entry, model, grid), runs in df.groupby(["entry", "model", "grid"], sort=False):
+            cells = {}
+            for rid in runs["run_id"]:
+                g = f["runs"][rid]
+                if "eval" not in g:
+                    continue
+                target = float(yaml.safe_load(text(g.attrs["config"]))["train"]["target_accuracy"])
+                ev = g["eval"]
+                for L, C, v in zip(ev["length"][:], ev["condition"][:], ev[metric][:]):
+                    if C == 0:
+                        cells.setdefault(int(L), []).append((float(v), target))
+            for L, vals in cells.items():
+                row = rep[(rep["entry"] == entry) & (rep["model"] == model) & (rep["grid"].fillna("") == grid)
+                          & (rep["length"] == L)]
+                if not check(len(row) == 1, f"--compact {metric}: no row for {entry}/{model}/{grid} at {L}"):
+                    continue
+                row = row.iloc[0]
+                values = [v for v, _ in vals]
+                ref = _srbench.seed_stats(values)
+                check(int(row["n"]) == len(values) and same(row["mean"], float(np.mean(values)))
+                      and int(row["k"]) == sum(v >= t for v, t in vals) and int(row["runs"]) == len(runs)
+                      and int(row["fitted"]) == int((runs["fitted"] == 1).sum())
+                      and same(row["ci_lo"], ref["ci_lo"]) and same(row["ci_hi"], ref["ci_hi"]),
+                      f"--compact {metric} {entry}/{model}/{grid} at {L}: {dict(row)} vs {values}")
+                compared += 1
+        check(compared > 10, f"--compact {metric}: compared {compared} cells")
+    # the text and LaTeX forms: the same cells, "mean [lo, hi] · k/n"; LaTeX a booktabs tabular, the rest comments
+    t = run([srbench, "report", path, "--compact"]).stdout
+    lx = run([srbench, "report", path, "--compact", "--format", "latex"]).stdout
+    n_rows = len(list(df.groupby(["entry", "model", "grid"], sort=False)))
+    body = lx[lx.find("\\midrule\n") + len("\\midrule\n"):lx.find("\\bottomrule")]
+    check(lx.count("\\begin{tabular}") == 1 and "\\toprule" in lx and len(body.splitlines()) == n_rows
+          and all(line.endswith(" \\\\") for line in body.splitlines()), f"--compact latex:\n{lx}")
+    check(all(line.startswith("% ") or not line or line.startswith("\\") or line.endswith("\\\\")
+              for line in lx.splitlines()), f"--compact latex: a line that is neither table nor comment:\n{lx}")
+    cells = re.findall(r"\d\.\d\d(?: \[\d\.\d\d, \d\.\d\d\])? · \d+/\d+", t)
+    check(len(cells) == len(re.findall(r"\$\\cdot\$ \d+/\d+", lx)) and len(cells) >= 10,
+          f"--compact text has {len(cells)} 'mean [lo, hi] · k/n' cells")
+
+
 def check_usage_errors(srbench, tmp, run_file):
+    mini = os.path.join(tmp, "mini.h5")
     for args in (["report", os.path.join(tmp, "absent.h5")], ["report", run_file],
-                 ["report", os.path.join(tmp, "mini.h5"), "--format", "xml"], ["merge", os.path.join(tmp, "nowhere"), "--out", "x.h5"]):
+                 ["report", mini, "--format", "xml"], ["merge", os.path.join(tmp, "nowhere"), "--out", "x.h5"],
+                 ["report", mini, "--format", "latex"], ["report", mini, "--diagnostics", "--format", "latex"],
+                 ["report", mini, "--tidy", "--format", "markdown"], ["report", mini, "--metric", "token_acc"],
+                 ["report", mini, "--compact", "--metric", "loss"], ["report", mini, "--compact", "--tidy"]):
         r = run([srbench] + args)
         check(r.returncode == 2 and r.stderr.count("\n") == 1, f"{args}: exit 2 with one line, got {r.returncode} {r.stderr!r}")
 
@@ -352,6 +435,8 @@ def main():
                 df = check_layout(f, expected_ids, checkpoint_id)
                 check_report_csv(f, df, a.srbench, path)
                 check_diagnostics_at_init(f, df, a.srbench, path)
+                check_tidy(f, df, a.srbench, path)
+                check_compact(f, df, a.srbench, path)
             check_report_table(df, a.srbench, path)
         check_usage_errors(a.srbench, tmp, os.path.join(tmp, "mini", "runs", expected_ids[0] + ".h5"))
     return finish("suite file layout and report numbers")

@@ -417,6 +417,38 @@ def main():
         r = subprocess.run([sys.executable, a.script, real, "--out", os.path.join(tmp, "fig3")],
                            capture_output=True, text=True)
         check(r.returncode == 0 and "acc_vs_length_parity.png (1100x420)" in r.stdout, f"cli run: {r.stdout}{r.stderr}")
+
+        # 4. Paper output: --dpi scales a PNG's pixels; --format pdf / svg write those formats (every
+        #    figure); --models keeps those model entries' runs; bad values are refused (exit 2).
+        out4 = os.path.join(tmp, "fig4")
+        r = subprocess.run([sys.executable, a.script, real, "--out", out4, "--dpi", "200"], capture_output=True, text=True)
+        check(r.returncode == 0 and "acc_vs_length_parity.png (2200x840)" in r.stdout, f"--dpi 200: {r.stdout}{r.stderr}")
+        if r.returncode == 0:
+            check_png(os.path.join(out4, "acc_vs_length_parity.png"), (2200, 840))
+        for fmt, magic in (("pdf", b"%PDF-"), ("svg", b"<?xml")):
+            out5 = os.path.join(tmp, f"fig-{fmt}")
+            r = subprocess.run([sys.executable, a.script, real, "--out", out5, "--format", fmt, "--models", "learned"],
+                               capture_output=True, text=True)
+            got = sorted(os.listdir(out5)) if os.path.isdir(out5) else []
+            check(r.returncode == 0 and got == sorted(n[:-3] + fmt for n in names), f"--format {fmt}: {got} {r.stderr}")
+            for n in got:
+                with open(os.path.join(out5, n), "rb") as fh:
+                    content = fh.read()
+                check(content.startswith(magic) and (fmt != "svg" or b"<svg" in content), f"{n} is not {fmt}")
+        with redirect_stdout(io.StringIO()):
+            _, only = mod.render_all(real, os.path.join(tmp, "fig6"), ("learned",))
+        check(set(only["accuracy_vs_length"]) == {("parity", "learned", "")}
+              and set(only["training_curves"]) == {("parity", "learned", "")}
+              and all(k[1] == "learned" for k in only["value_entropy"]),
+              f"--models learned draws {set(only['accuracy_vs_length'])}")
+        close(only["accuracy_vs_length"][("parity", "learned", "")]["mean"],
+              data["accuracy_vs_length"][("parity", "learned", "")]["mean"], "--models: the same values for the model kept")
+        for bad, needle in ((["--format", "jpg"], "png, pdf or svg"), (["--dpi", "0"], "--dpi"), (["--dpi", "x"], "--dpi"),
+                            (["--models", "learned,nope"], "nope")):
+            r = subprocess.run([sys.executable, a.script, real, "--out", os.path.join(tmp, "fig7")] + bad,
+                               capture_output=True, text=True)
+            check(r.returncode == 2 and needle in r.stderr, f"{bad}: exit {r.returncode} {r.stderr}")
+        check("its models: learned, alibi" in r.stderr, f"--models names the file's models: {r.stderr}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return finish("every figure drawn from the file's values")
