@@ -65,6 +65,17 @@ PyBatch to_python(Batch&& b) {
   return p;
 }
 
+// A bool array of `like`'s shape [B, T] with element (i, t) = at(i, t).
+template <typename F>
+py::array_t<bool> bool_grid(const py::array_t<int32_t>& like, F&& at) {
+  const auto B = like.shape(0), T = like.shape(1);
+  py::array_t<bool> m({B, T});
+  auto out = m.mutable_unchecked<2>();
+  for (py::ssize_t i = 0; i < B; ++i)
+    for (py::ssize_t t = 0; t < T; ++t) out(i, t) = at(i, t);
+  return m;
+}
+
 tasks::Stream stream_of(const std::string& text) {
   const auto s = tasks::parse_stream(text);
   if (!s) value_error("stream must be train, train-arch or eval, got '" + text + "'");
@@ -362,17 +373,25 @@ struct PyStream {
     data = std::make_unique<harness::TrainingData>(*task, *spec);
     examples.resize(static_cast<size_t>(spec->train.batch));
   }
-  PyBatch next() {
-    if (step >= spec->train.steps) throw py::stop_iteration();
+  // The batch of training step `at` (0 .. train.steps−1), drawn as the trainer draws it.
+  PyBatch batch_at(int64_t at) {
+    if (at < 0 || at >= spec->train.steps)
+      throw py::index_error("step " + std::to_string(at) + " is outside 0.." + std::to_string(spec->train.steps - 1) +
+                            " (train.steps " + std::to_string(spec->train.steps) + ")");
     Batch b;
     {
       py::gil_scoped_release release;
       const int64_t B = spec->train.batch;
-      for (int64_t k = 0; k < B; ++k) data->example(static_cast<uint64_t>(step * B + k), examples[static_cast<size_t>(k)]);
+      for (int64_t k = 0; k < B; ++k) data->example(static_cast<uint64_t>(at * B + k), examples[static_cast<size_t>(k)]);
       b.assemble(examples);
     }
-    ++step;
     return to_python(std::move(b));
+  }
+  PyBatch next() {
+    if (step >= spec->train.steps) throw py::stop_iteration();
+    PyBatch b = batch_at(step);
+    ++step;
+    return b;
   }
 };
 
@@ -512,7 +531,8 @@ struct PyScorer {
 };
 
 PyResult evaluate(const PySuite& s, py::function predict, const std::string& entry, uint64_t seed,
-                  const std::string& model_name, const std::string& run_id, int batch, const std::string& model_yaml) {
+                  const std::string& model_name, const std::string& run_id, int batch, const std::string& model_yaml,
+                  py::object progress) {
   if (model_name.empty()) value_error("model must be a name (the run's model entry), got ''");
   if (batch < 1) value_error("batch must be at least 1, got " + std::to_string(batch));
   const RunSpec& base = find_run(s.suite, entry, seed, run_id, true);
@@ -540,7 +560,13 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false, {}};
   {
     py::gil_scoped_release release;
-    harness::evaluate_run(std::ref(scorer), *task, res.spec, r, nullptr, batch);
+    harness::EvalProgress report;
+    if (!progress.is_none())
+      report = [&](size_t done, size_t total) {
+        py::gil_scoped_acquire gil;
+        progress(done, total);
+      };
+    harness::evaluate_run(std::ref(scorer), *task, res.spec, r, nullptr, batch, report);
   }
   if (!scorer.nonfinite.empty()) {  // as a built-in run with a non-finite loss: never `ok`
     r.status = "diverged";
@@ -651,6 +677,16 @@ PYBIND11_MODULE(_srbench, m) {
       .def_readonly("targets", &PyBatch::targets)
       .def_readonly("lengths", &PyBatch::lengths)
       .def_readonly("input_lengths", &PyBatch::input_lengths)
+      // The padding made explicit: mask[b, t] is a real token (t < lengths[b]), loss_mask[b, t] a
+      // scored position (targets[b, t] >= 0).
+      .def_property_readonly("mask", [](const PyBatch& b) {
+        const auto len = b.lengths.unchecked<1>();
+        return bool_grid(b.tokens, [&](py::ssize_t i, py::ssize_t t) { return t < len(i); });
+      })
+      .def_property_readonly("loss_mask", [](const PyBatch& b) {
+        const auto tg = b.targets.unchecked<2>();
+        return bool_grid(b.targets, [&](py::ssize_t i, py::ssize_t t) { return tg(i, t) >= 0; });
+      })
       .def("__repr__", [](const PyBatch& b) {
         return "<srbench.Batch tokens " + shape_text(b.tokens) + ">";
       });
@@ -676,16 +712,17 @@ PYBIND11_MODULE(_srbench, m) {
         return std::make_unique<PyStream>(find_run(s.suite, entry, seed, run, false));
       }, py::arg("entry"), py::arg("seed"), py::arg("run"))
       .def("evaluate", &evaluate, py::arg("predict"), py::arg("entry"), py::arg("seed"), py::arg("model"),
-           py::arg("run"), py::arg("batch"), py::arg("model_yaml"))
+           py::arg("run"), py::arg("batch"), py::arg("model_yaml"), py::arg("progress") = py::none())
       .def("_trainer_batches", &trainer_batches, py::arg("run"), py::arg("max_batches"));
   m.def("load_suite", &load, py::arg("path"), py::arg("overrides"));
 
-  py::class_<PyStream>(m, "TrainingStream")
+  py::class_<PyStream>(m, "_TrainingStream")
       .def("__iter__", [](PyStream& s) -> PyStream& { return s; })
       .def("__next__", &PyStream::next)
       .def("__len__", [](const PyStream& s) { return s.spec->train.steps; })
       .def_property_readonly("step", [](const PyStream& s) { return s.step; })
-      .def_property_readonly("run", [](const PyStream& s) { return s.spec->id; });
+      .def_property_readonly("run", [](const PyStream& s) { return s.spec->id; })
+      .def("batch", &PyStream::batch_at, py::arg("step"));
 
   py::class_<PyResult>(m, "Result")
       .def_property_readonly("run_id", [](const PyResult& r) { return r.run.run_id; })

@@ -93,7 +93,7 @@ EvalScore evaluate_examples(const BatchScorer& score, const std::vector<tasks::E
 }
 
 void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSpec& spec, RunResult& r,
-                  const SeenSet* seen, int batch) {
+                  const SeenSet* seen, int batch, const EvalProgress& progress) {
   const TrainConfig& tc = spec.train;
   std::vector<std::unique_ptr<tasks::Task>> cond_tasks;
   for (const auto& sh : spec.eval.shifts) {
@@ -104,11 +104,16 @@ void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSp
   }
   std::vector<int> lengths = spec.eval.lengths;
   if (!task.uses_length()) lengths = {tc.length_max};  // modadd: one length
+  const auto in_range = std::count_if(lengths.begin(), lengths.end(),
+                                      [&](int n) { return n >= tc.length_min && n <= tc.length_max; });
+  const size_t total = lengths.size() + cond_tasks.size() * static_cast<size_t>(in_range) + !task.uses_length();
+  const size_t first = r.eval.size();
   auto add_row = [&](const tasks::Task& t, tasks::Stream stream, int64_t length, int64_t condition) {
     const EvalScore sc = evaluate_examples(
         score, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples), batch, seen);
     r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc, sc.seen_frac, sc.position_acc,
                       t.input_space_size(static_cast<int>(length))});
+    if (progress) progress(r.eval.size() - first, total);
   };
   for (int n : lengths) add_row(task, tasks::Stream::Eval, n, 0);
   for (size_t c = 0; c < cond_tasks.size(); ++c)

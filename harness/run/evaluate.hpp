@@ -63,9 +63,11 @@ inline EvalScore evaluate_examples(model::Model& m, const std::vector<tasks::Exa
 }
 
 // The final evaluation of a run: appends its conditions (after "id") and rows to `r`; `seen`
-// (sealed), if given, gives each row's seen_frac.
+// (sealed), if given, gives each row's seen_frac; `progress`, if given, is called after each row
+// with the rows done and the rows in all (the Python module's progress bar).
+using EvalProgress = std::function<void(size_t done, size_t total)>;
 void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSpec& spec, RunResult& r,
-                  const SeenSet* seen = nullptr, int batch = 64);
+                  const SeenSet* seen = nullptr, int batch = 64, const EvalProgress& progress = {});
 inline void evaluate_run(model::Model& m, const tasks::Task& task, const RunSpec& spec, RunResult& r,
                          const SeenSet* seen = nullptr) {
   evaluate_run(model_scorer(m), task, spec, r, seen);

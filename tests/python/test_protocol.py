@@ -20,6 +20,7 @@ read_results — against the built-in trainer, independent counts, and srbench m
 """
 import argparse
 import csv
+import io
 import math
 import os
 import subprocess
@@ -144,6 +145,30 @@ def main():
             if not check(same_batch(a, b), f"{run.entry} seed {run.seed}: batch {s} differs from the trainer's"):
                 break
         check(all(b.tokens.shape[0] == cfg["batch"] for b in ours), f"{run.entry}: batch size")
+        # re-iterable: a second pass yields the same batches; batch(step) is iteration's step
+        again = list(stream)
+        check(len(again) == len(ours) and all(same_batch(a, b) for a, b in zip(ours, again)),
+              f"{run.entry} seed {run.seed}: a second pass over the stream gives {len(again)} other batches")
+        check(all(same_batch(stream.batch(k), ours[k]) for k in (0, len(ours) // 2, len(ours) - 1)),
+              f"{run.entry}: batch(step) differs from the step-th batch of the iteration")
+        raises(lambda: stream.batch(len(ours)), f"step {len(ours)} is outside", kind=IndexError)
+        raises(lambda: stream.batch(1.0), "step must be an integer", kind=TypeError)
+        # the padding made explicit: mask = a real token, loss_mask = a scored position
+        for b in ours[:3]:
+            want = np.arange(b.tokens.shape[1])[None, :] < b.lengths[:, None]
+            check(b.mask.dtype == np.bool_ and np.array_equal(b.mask, want), f"{run.entry}: mask != t < lengths")
+            check(np.array_equal(b.loss_mask, b.targets >= 0), f"{run.entry}: loss_mask != targets >= 0")
+        if run.entry == "flipflop" and run.seed == 0:  # as a torch IterableDataset across 2 workers: the same order
+            import torch
+            ds = stream.torch_dataset()
+            got = list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2))
+            check(len(got) == len(ours) and all(
+                np.array_equal(g["tokens"].numpy(), b.tokens) and np.array_equal(g["targets"].numpy(), b.targets)
+                and np.array_equal(g["loss_mask"].numpy(), b.loss_mask) for g, b in zip(got, ours)),
+                f"DataLoader(num_workers=2) over torch_dataset(): {len(got)} batches, not the stream's in order")
+            one = list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=0))
+            check(len(one) == len(ours) and all(np.array_equal(g["tokens"].numpy(), b.tokens) for g, b in zip(one, ours)),
+                  "DataLoader(num_workers=0) over torch_dataset() differs from the stream")
         # the same run's other model entry draws the same data; the other seed other data
         other = suite.training_stream(run=[r.id for r in suite.runs if r.entry == run.entry and r.seed == run.seed
                                            and r.model == "tiny-alibi"][0])
@@ -224,6 +249,19 @@ def main():
                 check(all(abs(x - want) <= 1e-9 * want for x in rows.loss), f"{entry}: loss {list(rows.loss)} != {want}")
             else:
                 check(rows.loss.isna().all(), f"{entry}: predictions give a loss {list(rows.loss)}")
+
+    # ---- the progress line: one update per evaluation row, done/total, ended by a newline -------------
+    from srbench.progress import Progress
+    out = io.StringIO()
+    bar = Progress("evaluate p", "rows", True, stream=out)
+    bar.bar = None  # the plain line (tqdm, where installed, draws the same counts)
+    run = [r for r in suite.runs if r.entry == "flipflop" and r.seed == 0][0]
+    res = suite._suite.evaluate(lambda t: np.zeros(t.shape, dtype=np.int32), "flipflop", 0, "p", "", 64, "", bar)
+    bar.close()
+    n_rows = len(eval_plan(run)[0])
+    check(out.getvalue() == "".join(f"\revaluate p: {k}/{n_rows} rows" for k in range(1, n_rows + 1)) + "\n",
+          f"progress line {out.getvalue()!r} for {n_rows} rows")
+    check(Progress("x", "rows", None, stream=io.StringIO()).enabled is False, "progress shown on a non-terminal")
 
     # ---- what predict may return: bf16 and float16 read as float32, tuples and bad ids refused,
     # a non-finite logit makes the run diverged (never ok) -------------------------------------------

@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from . import _srbench
-from ._srbench import Batch, TrainingStream
+from ._srbench import Batch
 
 __version__ = _srbench.__version__
 __all__ = ["tasks", "Task", "Batch", "load_suite", "Suite", "Run", "Result", "TrainingStream",
@@ -153,20 +153,24 @@ class Suite:
         return self._suite.text
 
     def training_stream(self, entry=None, seed=0, run=None):
-        """An iterator over the batches the built-in trainer draws for (entry, seed), in order:
-        train.steps batches of train.batch examples. `run` (a run id) chooses the run when the
-        runs of (entry, seed) differ in their train settings."""
+        """The batches the built-in trainer draws for (entry, seed), in order: train.steps batches
+        of train.batch examples (a TrainingStream: re-iterable, `batch(step)`, `torch_dataset()`).
+        `run` (a run id) chooses the run when the runs of (entry, seed) differ in their train
+        settings."""
         if entry is None and run is None:
             raise ValueError("training_stream: give entry= (and seed=) or run=")
-        return self._suite.training_stream(entry or "", _int("seed", seed), run or "")
+        seed = _int("seed", seed)
+        return TrainingStream(lambda: self._suite.training_stream(entry or "", seed, run or ""))
 
     def evaluate(self, predict, entry=None, seed=0, model="external", run=None, batch=64,
-                 model_config=None):
+                 model_config=None, progress=None):
         """Evaluates `predict` on the evaluation sets of (entry, seed): every evaluation length
         of condition `id`, every shift at the lengths inside the training range (modadd: also
         its training pairs), the same examples built-in runs see. predict(tokens) gets int32
         [B, T] (B <= batch) and returns logits [B, T, V] (floats; loss is then measured) or
-        predictions [B, T] (token ids); torch tensors are accepted. Returns a Result for a run of
+        predictions [B, T] (token ids); torch tensors are accepted. `progress`: a bar (tqdm, or a
+        plain line on stderr) over the evaluation rows; None shows it when stderr is a terminal.
+        Returns a Result for a run of
         model entry `model` (arch: external; `model_config`, a dict, adds keys to its model
         section)."""
         if entry is None and run is None:
@@ -192,13 +196,57 @@ class Suite:
                 out = out.astype(np.float32)
             return out
 
-        return Result(self._suite.evaluate(call, entry or "", int(seed), str(model), run or "", int(batch),
-                                           model_yaml), self)
+        from .progress import Progress
+        bar = Progress(f"evaluate {model}", "rows", progress)
+        try:
+            return Result(self._suite.evaluate(call, entry or "", _int("seed", seed), str(model), run or "",
+                                               _int("batch", batch), model_yaml, bar if bar.enabled else None), self)
+        finally:
+            bar.close()
 
     def _trainer_batches(self, run, max_batches):
         """The first max_batches batches run_training (the built-in trainer) draws for run `run`,
         observed while it trains that run (for tests)."""
         return self._suite._trainer_batches(run, int(max_batches))
+
+
+class TrainingStream:
+    """The batches the built-in trainer draws for one run, in order; len() is train.steps.
+    Re-iterable: every `for` over it starts at step 0 and yields the same batches (a second pass
+    is never silently empty). `batch(step)` is any one of them; `torch_dataset()` the same stream
+    as a torch IterableDataset that shards across DataLoader workers. Each Batch has tokens,
+    targets (−1 where not scored), lengths, input_lengths (int32), and the explicit masks
+    `mask` (bool [B, T]: a real token, not padding) and `loss_mask` (bool [B, T]: a scored
+    position)."""
+
+    def __init__(self, make):
+        self._make = make          # () -> a fresh iterator of the extension, at step 0
+        self._stream = make()      # for len, run and batch(step)
+
+    def __len__(self):
+        return len(self._stream)
+
+    @property
+    def run(self):
+        """The id of the run whose batches these are."""
+        return self._stream.run
+
+    def __iter__(self):
+        return self._make()
+
+    def batch(self, step):
+        """The batch of training step `step` (0 .. len − 1); IndexError outside."""
+        return self._stream.batch(_int("step", step))
+
+    def torch_dataset(self):
+        """This stream as a torch.utils.data.IterableDataset (srbench.data.TrainingDataset):
+        DataLoader(ds, batch_size=None, num_workers=W) yields the trainer's batches in order, as
+        dicts of torch tensors."""
+        from .data import TrainingDataset
+        return TrainingDataset(self)
+
+    def __repr__(self):
+        return f"<srbench.TrainingStream run {self.run}: {len(self)} batches>"
 
 
 class Result:
