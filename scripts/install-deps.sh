@@ -16,6 +16,8 @@ packages=(
   python3-yaml python3-pil
   # the srbench Python module (pybind11, Python's headers) and the tests' run of its notebook
   python3-dev pybind11-dev python3-pybind11 python3-nbconvert python3-ipykernel
+  # `pip install .` (pyproject.toml, setup.py) and its test's virtual environment, offline
+  python3-pip python3-setuptools python3-wheel python3-venv
   # a real single-node Slurm for `srbench slurm` and its tests (scripts/slurm-local.sh)
   slurm-wlm munge
 )

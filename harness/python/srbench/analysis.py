@@ -141,12 +141,15 @@ def checkpoint_run(path):
 # ---- command lines -------------------------------------------------------------------------------
 
 def srbench_path(given=""):
-    """The srbench binary: `given`, else the build/harness/srbench beside this module's build/python,
-    else srbench on PATH."""
+    """The srbench binary: `given`, else the one a pip install put in the package (srbench/bin),
+    else the build/harness/srbench beside this module's build/python, else srbench on PATH."""
     if given:
         return given
-    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "harness", "srbench")
-    return built if os.path.exists(built) else "srbench"
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "bin", "srbench"), os.path.join(here, "..", "..", "harness", "srbench")):
+        if os.path.exists(path):
+            return path
+    return "srbench"
 
 
 def add_checkpoint_options(p, examples):
