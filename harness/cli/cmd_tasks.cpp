@@ -56,7 +56,7 @@ int cmd_sample(const Args& args) {
   if (task_name.empty()) throw UsageError("missing TASK (see `srbench tasks` for the names)");
   if (count < 1) throw UsageError("--count must be at least 1, got " + std::to_string(count));
   if (index < 0) throw UsageError("--index must be at least 0, got " + std::to_string(index));
-  if (n < 1) throw UsageError("-n must be at least 1, got " + std::to_string(n));
+  if (n < -1'000'000) throw UsageError("-n " + std::to_string(n) + " is below the limit of -1000000");
   if (n > 1'000'000) throw UsageError("-n " + std::to_string(n) + " is above the limit of 1000000");
   if (format != "text" && format != "jsonl")
     throw UsageError("--format must be text or jsonl, got '" + format + "'");

@@ -204,7 +204,7 @@ struct PyTask {
   PyBatch sample(int64_t n, int64_t count, uint64_t seed, const std::string& stream_text, int64_t index) const {
     if (count < 1) value_error("count must be at least 1, got " + std::to_string(count));
     if (index < 0) value_error("index must be at least 0, got " + std::to_string(index));
-    if (n < 1) value_error("n must be at least 1, got " + std::to_string(n));
+    if (n < -1'000'000) value_error("n " + std::to_string(n) + " is below the limit of -1000000");
     if (n > 1'000'000) value_error("n " + std::to_string(n) + " is above the limit of 1000000");
     const tasks::Stream stream = stream_of(stream_text);
     const int len = static_cast<int>(n);
@@ -219,7 +219,7 @@ struct PyTask {
     if (lengths.empty()) value_error("lengths must not be empty");
     if (index < 0) value_error("index must be at least 0, got " + std::to_string(index));
     for (int64_t n : lengths) {
-      if (n < 1) value_error("lengths: every length must be at least 1, got " + std::to_string(n));
+      if (n < -1'000'000) value_error("length " + std::to_string(n) + " is below the limit of -1000000");
       if (n > 1'000'000) value_error("length " + std::to_string(n) + " is above the limit of 1000000");
     }
     const tasks::Stream stream = stream_of(stream_text);

@@ -141,10 +141,10 @@ def main():
     raises(lambda: srbench.Task("flipflop", p_write=1.5), "parameter 'p_write'")
     raises(lambda: srbench.Task("parity", p1="x"), "parameter 'p1'")
     raises(lambda: srbench.Task("no_such_task"), "no_such_task")
-    raises(lambda: srbench.Task("parity").sample(n=0), "n must be at least 1, got 0")
-    msg = raises(lambda: srbench.Task("parity").sample(n=-100), "got -100")
+    raises(lambda: srbench.Task("parity").sample(n=0), "parameter 'n'", "length 0 is below 1")
+    msg = raises(lambda: srbench.Task("parity").sample(n=-100), "parameter 'n'", "length -100 is below 1")
     rc, _, err = cli(binary, "parity", -3, 1, 0, "train", 0, {})
-    check(rc == 2 and "got -3" in err, f"srbench sample -n -3: exit {rc}, '{err}' does not say -3")
+    check(rc == 2 and "parameter 'n': length -3 is below 1" in err, f"srbench sample -n -3: exit {rc}, '{err}'")
     raises(lambda: srbench.Task("ffl").sample(n=1), "parameter 'n'", "below 2")  # the task's own minimum
     for bad in (2.7, 3.0, True):
         raises(lambda: srbench.Task("parity").sample(n=bad), f"n must be an integer, got {bad!r}", kind=TypeError)
@@ -155,7 +155,7 @@ def main():
     raises(lambda: srbench.Task("parity").sample(n=4, count=0), "count")
     raises(lambda: srbench.Task("parity").sample(n=4, index=-1), "index")
     raises(lambda: srbench.Task("parity").sample(n=4, stream="test"), "stream", "test")
-    raises(lambda: srbench.Task("parity").batch([3, 0]), "at least 1, got 0")
+    raises(lambda: srbench.Task("parity").batch([3, 0]), "parameter 'n'", "length 0 is below 1")
 
     return finish(f"{compared} batches equal to srbench sample's jsonl over {len(infos)} tasks")
 
