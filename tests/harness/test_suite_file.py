@@ -402,8 +402,12 @@ def check_commit(binary):
     head = (subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
             if shutil.which("git") else None)
     if os.path.exists(os.path.join(root, ".git")) and head is not None and head.returncode == 0:
-        check(re.fullmatch(r"(v[0-9][^ ]*-g)?[0-9a-f]{12}(-dirty)?", COMMIT[0]) is not None
-              and head.stdout.strip()[:12] in COMMIT[0], f"--version's commit {COMMIT[0]}, HEAD {head.stdout.strip()}")
+        # a commit of this repository's history: HEAD's after a fresh build, an ancestor of HEAD
+        # when commits came after the build (the binary then names the sources it was built from)
+        m = re.fullmatch(r"(?:v[0-9][^ ]*-g)?([0-9a-f]{12})(-dirty)?", COMMIT[0])
+        ancestor = m is not None and subprocess.run(
+            ["git", "-C", root, "merge-base", "--is-ancestor", m.group(1), "HEAD"], capture_output=True).returncode == 0
+        check(ancestor, f"--version's commit {COMMIT[0]} is not HEAD ({head.stdout.strip()}) or one of its ancestors")
     else:  # a source archive: no commit to name
         check(COMMIT[0] == "unknown", f"--version's commit outside a checkout: {COMMIT[0]}")
 
