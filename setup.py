@@ -46,12 +46,10 @@ class BuildWithCMake(build_py):
         super().run()
         build = cmake_build_dir()
         python = os.path.realpath(sys.executable)
-        configure = ["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release"]
         cached = cached_python(build)
-        if cached is None or os.path.realpath(cached) != python:  # configure for this interpreter
-            configure.append(f"-DPython3_EXECUTABLE={python}")
-        if cached is None or len(configure) > 5:
-            subprocess.run(configure, check=True)
+        if cached is None or os.path.realpath(cached) != python:  # (re)configure for this interpreter
+            subprocess.run(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+                            f"-DPython3_EXECUTABLE={python}"], check=True)
         jobs = str(os.cpu_count() or 1)
         subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", "srbench", "srbench_python"], check=True)
         package = os.path.join(self.build_lib, "srbench")

@@ -396,11 +396,11 @@ std::string report_text(const ReportArgs& a, SuiteFile& suite, ReportFormat form
     return format_compare_report(compare_models(suite.runs, a.compare[0], a.compare[1], a.fitted), a.compare[0],
                                  a.compare[1], format, title);
   }
-  const std::string transfer = format_transfer(compute_transfer(suite.runs), format);
-  if (a.transfer_only) return transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer;
   if (a.diagnostics) return format_diagnostics_report(groups, format, title, a.at_init);
   if (a.lengths) return format_length_report(groups, format, title);
   if (a.errors) return format_error_report(groups, format, title);
+  const std::string transfer = format_transfer(compute_transfer(suite.runs), format);
+  if (a.transfer_only) return transfer.empty() ? "no transfer matrix: no run took its splines from a search\n" : transfer;
   return format_report(groups, format, title) + (format == ReportFormat::csv ? "" : transfer);
 }
 

@@ -54,18 +54,21 @@ DiagnosticsStats aggregate_diagnostics(const std::vector<const RunResult*>& rs) 
 
 std::string run_arch(const RunResult& r) { return stored_model_arch(r.config_yaml); }
 
-std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, bool fitted_only) {
-  // Group membership, in order of first appearance.
+std::vector<std::vector<const RunResult*>> run_groups(const std::vector<RunResult>& runs) {
   std::vector<std::vector<const RunResult*>> members;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
-  for (const auto& r : all_runs) {
+  for (const auto& r : runs) {
     const auto key = std::make_tuple(r.entry, r.model, r.grid);
     auto [it, fresh] = index.emplace(key, members.size());
     if (fresh) members.emplace_back();
     members[it->second].push_back(&r);
   }
+  return members;
+}
+
+std::vector<GroupReport> aggregate_runs(const std::vector<RunResult>& all_runs, bool fitted_only) {
   std::vector<GroupReport> groups;
-  for (const auto& group : members) {
+  for (const auto& group : run_groups(all_runs)) {
     GroupReport g;
     g.task = group.front()->task;
     g.entry = group.front()->entry;

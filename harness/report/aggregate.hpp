@@ -86,6 +86,9 @@ std::vector<std::string> grid_axes(const std::vector<RunResult>& runs);
 // The model.arch of a run's resolved config: "transformer" when the config has none (every
 // transformer config, recurrent.md) or cannot be read.
 std::string run_arch(const RunResult& r);
+// The runs of each (task entry, model, grid) group, groups in order of first appearance: the
+// grouping every per-group report uses.
+std::vector<std::vector<const RunResult*>> run_groups(const std::vector<RunResult>& runs);
 
 // Groups runs by (entry, model, grid) in order of first appearance and summarises each. With
 // `fitted_only`, every statistic (metrics, cells, diagnostics) is over the group's fitted runs

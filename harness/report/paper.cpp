@@ -1,9 +1,7 @@
 #include "harness/report/paper.hpp"
 
-#include <map>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 #include "harness/report/aggregate.hpp"
 #include "harness/report/pooled_report.hpp"
@@ -14,34 +12,24 @@ namespace srbench::harness {
 
 namespace {
 
-// The runs of each (entry, model, grid) group, in order of first appearance.
-std::vector<std::vector<const RunResult*>> groups_of(const std::vector<RunResult>& runs) {
-  std::vector<std::vector<const RunResult*>> members;
-  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
-  for (const auto& r : runs) {
-    auto [it, fresh] = index.emplace(std::make_tuple(r.entry, r.model, r.grid), members.size());
-    if (fresh) members.emplace_back();
-    members[it->second].push_back(&r);
-  }
-  return members;
-}
-
 // One compact cell: the metric over the runs that have the length, and how many reached their target.
 struct CompactCell {
   SeedStats stats;
   int k = 0, n = 0;
 };
 
-CompactCell compact_cell(const std::vector<const RunResult*>& runs, int64_t length, const std::string& metric) {
+// `targets[i]`: runs[i]'s train.target_accuracy.
+CompactCell compact_cell(const std::vector<const RunResult*>& runs, const std::vector<double>& targets, int64_t length,
+                         const std::string& metric) {
   CompactCell c;
   std::vector<double> values;
-  for (const RunResult* r : runs)
-    for (const auto& e : r->eval) {
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& e : runs[i]->eval) {
       if (e.condition != 0 || e.length != length) continue;
       const double v = metric == "token_acc" ? e.token_acc : e.seq_acc;
       values.push_back(v);
       ++c.n;
-      c.k += v >= stored_target_accuracy(r->config_yaml);
+      c.k += v >= targets[i];
     }
   c.stats = seed_stats(values);
   return c;
@@ -67,21 +55,22 @@ std::string format_compact_report(const std::vector<RunResult>& runs, const std:
           {}};
   if (!csv)
     for (const auto len : lengths) t.head.push_back(std::to_string(len));
-  for (const auto& group : groups_of(runs)) {
+  for (const auto& group : run_groups(runs)) {
     const RunResult& first = *group.front();
     int fitted = 0;
     std::vector<const RunResult*> over;
+    std::vector<double> targets;
     for (const RunResult* r : group) {
       fitted += r->metrics.fitted == 1;
-      if (!fitted_only || r->metrics.fitted == 1) over.push_back(r);
+      if (!fitted_only || r->metrics.fitted == 1) over.push_back(r), targets.push_back(stored_target_accuracy(r->config_yaml));
     }
-    const std::string runs_n = std::to_string(group.size()), fitted_n = std::to_string(fitted);
-    std::vector<std::string> row = {first.entry, first.model, run_arch(first), first.grid, fitted_n + "/" + runs_n};
+    const std::string runs_n = std::to_string(group.size()), fitted_n = std::to_string(fitted), arch = run_arch(first);
+    std::vector<std::string> row = {first.entry, first.model, arch, first.grid, fitted_n + "/" + runs_n};
     for (const auto len : lengths) {
-      const CompactCell c = compact_cell(over, len, metric);
+      const CompactCell c = compact_cell(over, targets, len, metric);
       if (csv) {
         if (c.n == 0) continue;
-        t.rows.push_back({first.task, first.entry, first.model, run_arch(first), first.grid, runs_n, fitted_n,
+        t.rows.push_back({first.task, first.entry, first.model, arch, first.grid, runs_n, fitted_n,
                           std::to_string(len), metric, std::to_string(c.n), exact(c.stats.mean), exact(c.stats.ci_lo),
                           exact(c.stats.ci_hi), std::to_string(c.k)});
       } else {

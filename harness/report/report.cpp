@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace srbench::harness {
 
@@ -308,8 +309,9 @@ std::string format_report(const std::vector<GroupReport>& groups, ReportFormat f
     case ReportFormat::table: return summary_text(groups, title);
     case ReportFormat::markdown: return summary_markdown(groups, title);
     case ReportFormat::csv: return summary_csv(groups);
+    case ReportFormat::latex: break;  // refused by `report` (no LaTeX form; --compact is the paper table)
   }
-  return {};
+  throw std::logic_error("format_report: the summary has no LaTeX form");
 }
 
 std::string format_diagnostics_report(const std::vector<GroupReport>& groups, ReportFormat format,
@@ -318,8 +320,9 @@ std::string format_diagnostics_report(const std::vector<GroupReport>& groups, Re
     case ReportFormat::table: return diag_text(groups, title, at_init);
     case ReportFormat::markdown: return diag_markdown(groups, title, at_init);
     case ReportFormat::csv: return diag_csv(groups);
+    case ReportFormat::latex: break;  // refused by `report`
   }
-  return {};
+  throw std::logic_error("format_diagnostics_report: the diagnostics have no LaTeX form");
 }
 
 std::string diag_metric_name(const std::string& quantity, int layer, int head) {

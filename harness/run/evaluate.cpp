@@ -104,25 +104,31 @@ void evaluate_run(const BatchScorer& score, const tasks::Task& task, const RunSp
   }
   std::vector<int> lengths = spec.eval.lengths;
   if (!task.uses_length()) lengths = {tc.length_max};  // modadd: one length
-  const auto in_range = std::count_if(lengths.begin(), lengths.end(),
-                                      [&](int n) { return n >= tc.length_min && n <= tc.length_max; });
-  const size_t total = lengths.size() + cond_tasks.size() * static_cast<size_t>(in_range) + !task.uses_length();
-  const size_t first = r.eval.size();
-  auto add_row = [&](const tasks::Task& t, tasks::Stream stream, int64_t length, int64_t condition) {
-    const EvalScore sc = evaluate_examples(
-        score, evaluation_set(t, tc.data_seed, stream, static_cast<int>(length), spec.eval.examples), batch, seen);
-    r.eval.push_back({length, condition, sc.loss, sc.token_acc, sc.seq_acc, sc.seen_frac, sc.position_acc,
-                      t.input_space_size(static_cast<int>(length))});
-    if (progress) progress(r.eval.size() - first, total);
+  // The rows, in order: every length of condition id, each shift at the lengths inside the
+  // training range, modadd's training pairs; then each evaluated (progress: rows done of all).
+  struct Row {
+    const tasks::Task* task;
+    tasks::Stream stream;
+    int64_t length, condition;
   };
-  for (int n : lengths) add_row(task, tasks::Stream::Eval, n, 0);
+  std::vector<Row> plan;
+  for (int n : lengths) plan.push_back({&task, tasks::Stream::Eval, n, 0});
   for (size_t c = 0; c < cond_tasks.size(); ++c)
     for (int n : lengths)
       if (n >= tc.length_min && n <= tc.length_max)
-        add_row(*cond_tasks[c], tasks::Stream::Eval, n, static_cast<int64_t>(c + 1));
+        plan.push_back({cond_tasks[c].get(), tasks::Stream::Eval, n, static_cast<int64_t>(c + 1)});
   if (!task.uses_length()) {  // modadd: also report the training pairs
     r.conditions.push_back("train");
-    add_row(task, tasks::Stream::Train, tc.length_max, static_cast<int64_t>(r.conditions.size() - 1));
+    plan.push_back({&task, tasks::Stream::Train, tc.length_max, static_cast<int64_t>(r.conditions.size() - 1)});
+  }
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Row& row = plan[i];
+    const int length = static_cast<int>(row.length);
+    const EvalScore sc = evaluate_examples(
+        score, evaluation_set(*row.task, tc.data_seed, row.stream, length, spec.eval.examples), batch, seen);
+    r.eval.push_back({row.length, row.condition, sc.loss, sc.token_acc, sc.seq_acc, sc.seen_frac, sc.position_acc,
+                      row.task->input_space_size(length)});
+    if (progress) progress(i + 1, plan.size());
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "harness/core/specs.hpp"
+
 namespace srbench::harness {
 
 std::string stored_suite_name(const std::string& suite_yaml) {
@@ -38,10 +40,11 @@ std::string stored_fit_metric(const std::string& config_yaml) {
 }
 
 double stored_target_accuracy(const std::string& config_yaml) {
+  const double fallback = TrainConfig{}.target_accuracy;  // the key's default
   try {
-    return std::stod(stored_config_key(config_yaml, "train", "target_accuracy", "0.99"));
+    return std::stod(stored_config_key(config_yaml, "train", "target_accuracy", std::to_string(fallback)));
   } catch (const std::exception&) {
-    return 0.99;
+    return fallback;
   }
 }
 

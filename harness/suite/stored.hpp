@@ -18,8 +18,8 @@ std::string stored_model_arch(const std::string& config_yaml);
 // when the config does not parse.
 std::string stored_fit_metric(const std::string& config_yaml);
 
-// `train.target_accuracy` of a run's resolved config; 0.99 (its default) when absent or when the
-// config does not parse.
+// `train.target_accuracy` of a run's resolved config; its default (TrainConfig's, 0.99) when absent
+// or when the config does not parse.
 double stored_target_accuracy(const std::string& config_yaml);
 
 }  // namespace srbench::harness

@@ -49,16 +49,6 @@ def _int(name, value):
         raise TypeError(f"{name} must be an integer, got {value!r}") from None
 
 
-def _torch_float32():
-    import torch
-    return torch.float32
-
-
-def _torch_float64():
-    import torch
-    return torch.float64
-
-
 def tasks():
     """Every task: [{"name", "summary", "level", "params": [{"name", "kind", "default", "help",
     "choices"}]}], in catalogue order (as `srbench tasks`)."""
@@ -187,8 +177,9 @@ class Suite:
                                 "array, logits [B, T, V] or predictions [B, T] (for a model returning "
                                 "(logits, state), pass lambda x: model(x)[0])")
             if hasattr(out, "detach"):  # a torch tensor; bfloat16 and float16 are read as float32
+                import torch
                 out = out.detach()
-                if out.is_floating_point() and out.dtype not in (_torch_float32(), _torch_float64()):
+                if out.is_floating_point() and out.dtype not in (torch.float32, torch.float64):
                     out = out.float()
                 out = out.cpu().numpy()
             out = np.asarray(out)
