@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace srbench::harness {
 
@@ -28,6 +29,18 @@ std::string short_hash(const std::string& text) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf, 12);
+}
+
+bool Suite::has_python_models() const {
+  for (const auto& r : runs)
+    if (r.python.on) return true;
+  return false;
+}
+
+std::string python_interpreter(const Suite& suite) {
+  if (!suite.python.empty()) return suite.python;
+  const char* env = std::getenv("SRBENCH_PYTHON");
+  return env && *env ? env : "/usr/bin/python3";
 }
 
 uint64_t arch_examples(uint64_t n, double arch_fraction) {

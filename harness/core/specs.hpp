@@ -70,6 +70,19 @@ struct EvalConfig {
   std::vector<Shift> shifts;
 };
 
+// `arch: python` (docs/python.md, "Python models in a suite"): a PyTorch model built by a factory
+// the suite names by import path, trained and evaluated in a Python process of its own under the
+// suite's protocol. The run's model section (and so its id) is arch, vocab, max_len, module,
+// kwargs, device and `source`, the hash of the file that defines the factory.
+struct PythonModel {
+  bool on = false;                  // arch: python
+  std::string module;               // "package.module:factory"
+  std::string kwargs = "{}";        // the factory's keyword arguments, YAML flow text of a map
+  std::string device = "cpu";       // passed to the factory and the batches
+  std::string source;               // short_hash of the module file's text; "unresolved: …" when not found
+  SourceLoc loc;                    // where `module` was set
+};
+
 struct RunSpec {
   size_t index = 0;                 // position in the expanded list (sharding uses it)
   std::string id;                   // short_hash(resolved_yaml); "" until complete (below)
@@ -92,6 +105,7 @@ struct RunSpec {
   // helps" — the run's splines are its source's with the deviation from the model's initial
   // splines randomised at the same roughness (randomise_splines), seeded by K and the run's seed.
   int64_t splines_randomise = -1;
+  PythonModel python;               // arch: python; `model` then holds only max_len and vocab
   std::string resolved_yaml;        // the whole resolved config of the run
   // Model keys inherited (defaults, task entry, grid, --set) that do not apply under the run's
   // arch and were dropped (recurrent.md), "key (where it was set)"; `sweep --dry-run` lists them.
@@ -152,7 +166,15 @@ struct Suite {
   std::vector<SearchSpec> searches;
   std::vector<RunSpec> runs;
   std::vector<Expectation> expectations;  // `expect:`; no part of any run's id
+  // `python:` — the interpreter that runs the suite's Python models (arch: python); "" =
+  // $SRBENCH_PYTHON, else /usr/bin/python3 (python_interpreter()). No part of any run's id.
+  std::string python;
+  bool has_python_models() const;
 };
+
+// The interpreter of a suite's Python models: its `python:`, else $SRBENCH_PYTHON, else
+// /usr/bin/python3.
+std::string python_interpreter(const Suite& suite);
 
 // 12 hex digits of a 64-bit FNV-1a hash: stable across runs and machines.
 std::string short_hash(const std::string& text);

@@ -29,6 +29,7 @@
 #include "harness/suite/suite.hpp"
 #include "harness/sweep/splines.hpp"
 #include "model/error.hpp"
+#include "model/optim.hpp"
 #include "common/float_mode.hpp"
 #include "common/version.hpp"
 #include "tasks/tape.hpp"
@@ -530,6 +531,36 @@ struct PyScorer {
   }
 };
 
+// A run's chance accuracy, as run_training has it: a tape task's output classes, else a uniform
+// guess over the targets of the run's validation set.
+double chance_of(const tasks::Task& task, const std::vector<tasks::Example>& val) {
+  if (const auto* tape = dynamic_cast<const tasks::TapeTask*>(&task))
+    return 1.0 / static_cast<double>(tape->output_classes().size());
+  return harness::uniform_guess_accuracy(val);
+}
+
+// The final evaluation of `r` with `predict` (the GIL released but for its calls and the
+// progress callback's); a non-finite logit at a scored position makes the run `diverged`, as a
+// built-in run with a non-finite loss: never `ok`.
+void evaluate_with(py::function predict, const tasks::Task& task, const RunSpec& spec, harness::RunResult& r,
+                   const harness::SeenSet* seen, int batch, const py::object& progress) {
+  PyScorer scorer{std::move(predict), task.vocab().size(), {}, {}, false, false, {}};
+  {
+    py::gil_scoped_release release;
+    harness::EvalProgress report;
+    if (!progress.is_none())
+      report = [&](size_t done, size_t total) {
+        py::gil_scoped_acquire gil;
+        progress(done, total);
+      };
+    harness::evaluate_run(std::ref(scorer), task, spec, r, seen, batch, report);
+  }
+  if (!scorer.nonfinite.empty()) {
+    r.status = "diverged";
+    r.message = scorer.nonfinite;
+  }
+}
+
 PyResult evaluate(const PySuite& s, py::function predict, const std::string& entry, uint64_t seed,
                   const std::string& model_name, const std::string& run_id, int batch, const std::string& model_yaml,
                   py::object progress) {
@@ -552,30 +583,107 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
   const auto start = std::chrono::steady_clock::now();
   const auto task = tasks::make_task(base.task, base.params, {base.train.data_seed});
   r.bits_per_byte = task->reports_bits_per_byte();
-  if (const auto* tape = dynamic_cast<const tasks::TapeTask*>(task.get()))
-    r.chance = 1.0 / static_cast<double>(tape->output_classes().size());
-  else  // as run_training: from the run's validation set
-    r.chance = harness::uniform_guess_accuracy(
-        harness::validation_set(*task, base.train, static_cast<size_t>(base.eval.val_examples)));
-  PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false, {}};
-  {
-    py::gil_scoped_release release;
-    harness::EvalProgress report;
-    if (!progress.is_none())
-      report = [&](size_t done, size_t total) {
-        py::gil_scoped_acquire gil;
-        progress(done, total);
-      };
-    harness::evaluate_run(std::ref(scorer), *task, res.spec, r, nullptr, batch, report);
-  }
-  if (!scorer.nonfinite.empty()) {  // as a built-in run with a non-finite loss: never `ok`
-    r.status = "diverged";
-    r.message = scorer.nonfinite;
-  }
+  r.chance = chance_of(*task, harness::validation_set(*task, base.train, static_cast<size_t>(base.eval.val_examples)));
+  evaluate_with(std::move(predict), *task, res.spec, r, nullptr, batch, progress);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.eval_s = r.wall_s;
   res.derive();
   return res;
+}
+
+// ---- a suite's Python model, trained by srbench/suite_run.py ---------------------------------------
+
+// What run_training does around the model, for a model trained in Python (arch: python): the
+// run's batch stream (every batch drawn recorded for seen_frac), its learning rate per step, its
+// validation set scored with the model's predict, its curve, and the final evaluation into the
+// run's own result (its id, config and model entry: the suite's run, not an external one).
+struct PyPythonRun {
+  RunSpec spec;
+  std::string suite_text, suite_name;
+  std::unique_ptr<tasks::Task> task;
+  std::unique_ptr<harness::TrainingData> data;
+  std::vector<tasks::Example> val, examples;
+  harness::SeenSet seen;
+  int64_t drawn = 0;  // batches drawn so far, in order (each recorded once)
+  PyResult res;
+
+  PyPythonRun(const PySuite& s, const std::string& run_id) {
+    const RunSpec& r = find_run(s.suite, "", 0, run_id, false);
+    if (!r.python.on) value_error("run " + run_id + " is not a Python model's run (arch: python)");
+    spec = r;
+    suite_text = s.suite.text;
+    suite_name = s.suite.name;
+    task = tasks::make_task(spec.task, spec.params, {spec.train.data_seed});
+    data = std::make_unique<harness::TrainingData>(*task, spec);
+    val = harness::validation_set(*task, spec.train, static_cast<size_t>(spec.eval.val_examples));
+    examples.resize(static_cast<size_t>(spec.train.batch));
+    res.spec = spec;
+    res.suite_text = suite_text;
+    res.suite_name = suite_name;
+    res.run = harness::result_of(spec);
+    res.run.bits_per_byte = task->reports_bits_per_byte();
+    res.run.chance = chance_of(*task, val);
+  }
+
+  // The batch of step `step`, which must be the next one: the stream is drawn once, in order.
+  PyBatch batch(int64_t step) {
+    if (step != drawn)
+      value_error("batch " + std::to_string(step) + " asked for; the next batch is " + std::to_string(drawn) +
+                  " (a Python run draws its stream once, in order)");
+    if (step >= spec.train.steps) throw py::index_error("step " + std::to_string(step) + " is past train.steps");
+    Batch b;
+    {
+      py::gil_scoped_release release;
+      const int64_t B = spec.train.batch;
+      for (int64_t k = 0; k < B; ++k) {
+        data->example(static_cast<uint64_t>(step * B + k), examples[static_cast<size_t>(k)]);
+        seen.add(examples[static_cast<size_t>(k)].tokens);
+      }
+      b.assemble(examples);
+    }
+    ++drawn;
+    return to_python(std::move(b));
+  }
+
+  double lr(int64_t step) const {
+    const auto& t = spec.train;
+    return model::scheduled_lr(t.lr, step, t.warmup, t.steps, t.schedule);
+  }
+
+  // seq_acc and token_acc of predict on the run's validation set.
+  std::pair<double, double> validate(py::function predict, int batch_size) {
+    PyScorer scorer{std::move(predict), task->vocab().size(), {}, {}, false, false, {}};
+    harness::EvalScore score;
+    {
+      py::gil_scoped_release release;
+      score = harness::evaluate_examples(std::ref(scorer), val, batch_size);
+    }
+    return {score.seq_acc, score.token_acc};
+  }
+
+  // The final evaluation (status ok) and the metrics: the run's result, ready to write.
+  PyResult finish(py::object predict, const std::string& status, const std::string& message, double tokens_per_s,
+                  double eval_s, int batch_size, py::object progress) {
+    harness::RunResult& r = res.run;
+    r.status = status;
+    r.message = message;
+    r.tokens_per_s = tokens_per_s;
+    r.eval_s = eval_s;
+    if (status == "ok") {
+      seen.seal();
+      const auto start = std::chrono::steady_clock::now();
+      evaluate_with(predict.cast<py::function>(), *task, spec, r, &seen, batch_size, progress);
+      r.eval_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    res.derive();
+    return res;
+  }
+};
+
+std::string write_result_to(const PyResult& res, const std::string& path) {
+  py::gil_scoped_release release;
+  harness::write_run_file(path, res.run, res.suite_text, nullptr);
+  return path;
 }
 
 std::string write_result(const PyResult& res, const std::string& out) {
@@ -637,6 +745,40 @@ std::vector<std::string> summary_column_names() {
   return out;
 }
 
+// _PythonRun: a suite's Python model's run, for srbench/suite_run.py.
+void bind_python_run(py::module_& m) {
+  py::class_<PyPythonRun>(m, "_PythonRun")
+      .def(py::init<const PySuite&, const std::string&>(), py::arg("suite"), py::arg("run"))
+      .def_property_readonly("id", [](const PyPythonRun& r) { return r.spec.id; })
+      .def_property_readonly("index", [](const PyPythonRun& r) { return r.spec.index; })
+      .def_property_readonly("seed", [](const PyPythonRun& r) { return r.spec.seed; })
+      .def_property_readonly("module", [](const PyPythonRun& r) { return r.spec.python.module; })
+      .def_property_readonly("kwargs", [](const PyPythonRun& r) { return r.spec.python.kwargs; })
+      .def_property_readonly("device", [](const PyPythonRun& r) { return r.spec.python.device; })
+      .def_property_readonly("source", [](const PyPythonRun& r) { return r.spec.python.source; })
+      .def_property_readonly("vocab", [](const PyPythonRun& r) { return r.spec.model.vocab; })
+      .def_property_readonly("max_len", [](const PyPythonRun& r) { return r.spec.model.max_len; })
+      .def_property_readonly("train", [](const PyPythonRun& r) {
+        const auto& t = r.spec.train;
+        py::dict d;
+        d["steps"] = t.steps, d["batch"] = t.batch, d["eval_every"] = t.eval_every, d["lr"] = t.lr;
+        d["warmup"] = t.warmup, d["weight_decay"] = t.weight_decay, d["clip"] = t.clip;
+        d["beta1"] = t.beta1, d["beta2"] = t.beta2, d["eps"] = t.eps;
+        d["fit_metric"] = t.fit_metric == harness::FitMetric::token_acc ? "token_acc" : "seq_acc";
+        return d;
+      })
+      .def("batch", &PyPythonRun::batch, py::arg("step"))
+      .def("lr", &PyPythonRun::lr, py::arg("step"))
+      .def("validate", &PyPythonRun::validate, py::arg("predict"), py::arg("batch") = 64)
+      .def("add_curve", [](PyPythonRun& r, int64_t step, double train_loss, double val_acc, double lr, double grad_norm,
+                           double val_token_acc) {
+        r.res.run.curve.push_back({step, train_loss, val_acc, lr, grad_norm, val_token_acc});
+      }, py::arg("step"), py::arg("train_loss"), py::arg("val_acc"), py::arg("lr"), py::arg("grad_norm"),
+         py::arg("val_token_acc"))
+      .def("finish", &PyPythonRun::finish, py::arg("predict"), py::arg("status"), py::arg("message"),
+           py::arg("tokens_per_s"), py::arg("eval_s"), py::arg("batch") = 64, py::arg("progress") = py::none());
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_srbench, m) {
@@ -663,6 +805,7 @@ PYBIND11_MODULE(_srbench, m) {
     }
   });
   m.attr("__version__") = srbench::version();
+  m.attr("__commit__") = srbench::commit();
   m.def("tasks", &task_list);
   m.def("seed_stats", &seed_stats_of, py::arg("values"));
   m.def("bootstrap_mean_interval", [](const std::vector<double>& values, double level, int resamples) {
@@ -715,6 +858,13 @@ PYBIND11_MODULE(_srbench, m) {
            py::arg("run"), py::arg("batch"), py::arg("model_yaml"), py::arg("progress") = py::none())
       .def("_trainer_batches", &trainer_batches, py::arg("run"), py::arg("max_batches"));
   m.def("load_suite", &load, py::arg("path"), py::arg("overrides"));
+  m.def("load_suite_text", [](const std::string& text, const std::string& file) {
+    PySuite s{harness::parse_suite(text, file)};
+    harness::resolve_splines_files(s.suite);
+    return s;
+  }, py::arg("text"), py::arg("file"));
+
+  bind_python_run(m);
 
   py::class_<PyStream>(m, "_TrainingStream")
       .def("__iter__", [](PyStream& s) -> PyStream& { return s; })
@@ -744,5 +894,6 @@ PYBIND11_MODULE(_srbench, m) {
         r.derive();
       }, py::arg("step"), py::arg("train_loss"), py::arg("val_acc"), py::arg("lr"), py::arg("grad_norm"),
          py::arg("val_token_acc"))
-      .def("write", &write_result, py::arg("out"));
+      .def("write", &write_result, py::arg("out"))
+      .def("_write_to", &write_result_to, py::arg("path"));
 }

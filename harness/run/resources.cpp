@@ -17,6 +17,9 @@ namespace {
 
 constexpr int64_t kEvalBatch = 64;               // harness/run/evaluate.cpp's batches (and the diagnostics')
 constexpr uint64_t kProcessBytes = 64ull << 20;  // the binary, its libraries, data and evaluation sets
+// A Python model's process (arch: python): the interpreter, numpy, torch and srbench's module,
+// without the model's own tensors (docs/python.md gives the measured figure).
+constexpr uint64_t kPythonProcessBytes = 512ull << 20;
 
 uint64_t u64(int64_t bytes) { return static_cast<uint64_t>(bytes); }
 
@@ -29,6 +32,10 @@ model::CallMemory forward_backward_memory(const model::ModelConfig& m, int64_t B
 
 MemoryEstimate estimate_memory(const RunSpec& run, int threads) {
   MemoryEstimate e;
+  if (run.python.on) {  // a Python process: the interpreter and torch; the model's own is not known here
+    e.process = kPythonProcessBytes;
+    return e;
+  }
   // A recurrent arch (recurrent.md) has its own parameter layout (ParamLayout lists either) and
   // workspace.
   const uint64_t P = model::ParamLayout(run.model).total();

@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 
 #include "harness/suite/fields.hpp"
 #include "model/error.hpp"
@@ -10,6 +12,37 @@
 namespace srbench::harness::suite {
 
 const std::vector<std::string> kStage2Keys = {"freeze_splines", "splines_from", "splines_randomise"};
+const std::vector<std::string> kPythonKeys = {"module", "kwargs", "device"};
+
+namespace {
+
+bool is_python_key(const std::string& key) {
+  return std::find(kPythonKeys.begin(), kPythonKeys.end(), key) != kPythonKeys.end();
+}
+
+// "package.module:factory": dotted Python identifiers, one colon.
+void check_module_path(const std::string& m) {
+  const auto colon = m.find(':');
+  const auto identifier = [](const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
+  bool ok = colon != std::string::npos && m.find(':', colon + 1) == std::string::npos && identifier(m.substr(colon + 1));
+  if (ok) {
+    std::string part;
+    std::istringstream in(m.substr(0, colon));
+    int parts = 0;
+    while (std::getline(in, part, '.')) ok = ok && identifier(part), ++parts;
+    ok = ok && parts > 0 && m[colon - 1] != '.' && m[0] != '.';
+  }
+  if (!ok)
+    throw FieldError{"expected 'package.module:factory' (an import path, a colon, the function that builds the model), got '" +
+                     m + "'"};
+}
+
+}  // namespace
+
+std::string arch_name(const RunSpec& r) { return r.python.on ? "python" : model::to_string(r.model.arch); }
 
 const std::vector<std::string>& model_section_keys(bool stage2) {
   static const auto make = [](bool with_stage2) {
@@ -17,6 +50,7 @@ const std::vector<std::string>& model_section_keys(bool stage2) {
     keys.push_back("mlp_spline");
     keys.push_back("attn_spline");
     if (with_stage2) keys.insert(keys.end(), kStage2Keys.begin(), kStage2Keys.end());
+    keys.insert(keys.end(), kPythonKeys.begin(), kPythonKeys.end());
     return keys;
   };
   static const std::vector<std::string> plain = make(false), with = make(true);
@@ -121,6 +155,34 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
     model_history_.emplace_back(key, loc);
     return;
   }
+  if (key == "arch") {  // python: a harness arch, not a ModelConfig one
+    r_.python.on = v.IsScalar() && v.Scalar() == "python";
+    if (r_.python.on) {
+      where_["model.arch"] = loc;
+      model_history_.emplace_back(key, loc);
+      return;
+    }
+  }
+  if (is_python_key(key)) {
+    reading(loc, [&] {
+      if (key == "module") {
+        r_.python.module = as_string(v);
+        check_module_path(r_.python.module);
+        r_.python.loc = loc;
+      } else if (key == "kwargs") {
+        if (!v.IsMap()) throw FieldError{"expected a map of the factory's keyword arguments, e.g. {hidden: 128}, got " + describe(v)};
+        YAML::Emitter e;
+        e << YAML::Flow << v;
+        r_.python.kwargs = e.c_str();
+      } else {
+        r_.python.device = as_string(v);
+        if (r_.python.device.empty()) throw FieldError{"must name a torch device, e.g. cpu or cuda"};
+      }
+    });
+    where_["model." + key] = loc;
+    model_history_.emplace_back(key, loc);
+    return;
+  }
   const std::vector<std::string>& keys = model::ModelConfig::keys();
   if (key == "mlp_spline" || key == "attn_spline") {  // a nested map of spline settings
     if (!v.IsMap()) loc.fail("expected a map of spline settings, e.g. {keypoints: 32, range: 4}, got " + describe(v));
@@ -142,6 +204,7 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
     std::vector<std::string> settable;
     for (const auto& k : keys)
       if (k != "vocab") settable.push_back(k);
+    settable.insert(settable.end(), kPythonKeys.begin(), kPythonKeys.end());
     loc.fail(unknown_key_message(key, settable, "model key"));
   }
   if (!v.IsScalar()) loc.fail("expected a scalar, got " + describe(v));
@@ -155,6 +218,8 @@ void Layers::model_key(const std::string& key, const YAML::Node& v, const Source
 }
 
 bool Layers::model_key_applies(const std::string& key) const {
+  if (r_.python.on) return key == "arch" || key == "max_len" || is_python_key(key);
+  if (is_python_key(key)) return false;
   if (std::find(kStage2Keys.begin(), kStage2Keys.end(), key) != kStage2Keys.end()) return r_.model.transformer();
   return model::ModelConfig::applies(r_.model.arch, key);
 }
@@ -172,12 +237,14 @@ std::string default_text(const std::string& key) {
 }  // namespace
 
 std::vector<std::string> Layers::drop_inapplicable(const std::string& entry_path, const std::string& entry_name) {
-  const std::string arch = model::to_string(r_.model.arch);
+  const std::string arch = arch_name(r_);
   for (const auto& [key, loc] : model_history_) {
     if (model_key_applies(key) || loc.path.rfind(entry_path + ".", 0) != 0) continue;
     std::string own;
     for (const auto& k : model::ModelConfig::keys())
-      if (k != "vocab" && k != "arch" && model::ModelConfig::applies(r_.model.arch, k)) own += (own.empty() ? "" : ", ") + k;
+      if (k != "vocab" && k != "arch" && model_key_applies(k)) own += (own.empty() ? "" : ", ") + k;
+    for (const auto& k : kPythonKeys)
+      if (model_key_applies(k)) own += (own.empty() ? "" : ", ") + k;
     loc.fail("'" + key + "' does not apply to arch " + arch + " (model entry '" + entry_name + "'; the keys of " + arch +
              ": " + own + "). A key that does not apply is refused in a model entry; from defaults, a task entry, a "
              "grid axis or --set it is dropped");
@@ -185,11 +252,13 @@ std::vector<std::string> Layers::drop_inapplicable(const std::string& entry_path
   std::vector<std::string> dropped;
   std::vector<std::string> candidates = model::ModelConfig::keys();
   candidates.insert(candidates.end(), kStage2Keys.begin(), kStage2Keys.end());
+  candidates.insert(candidates.end(), kPythonKeys.begin(), kPythonKeys.end());
   for (const auto& key : candidates) {
     const auto it = where_.find("model." + key);
     if (it == where_.end() || model_key_applies(key)) continue;
     dropped.push_back(key + " (" + it->second.path + ")");
-    if (key == "freeze_splines") r_.freeze_splines = false;
+    if (is_python_key(key)) r_.python = PythonModel{};
+    else if (key == "freeze_splines") r_.freeze_splines = false;
     else if (key == "splines_from") r_.splines_from.clear(), r_.splines_from_loc = {};
     else if (key == "splines_randomise") r_.splines_randomise = -1;
     else r_.model.set(key, default_text(key));
@@ -234,7 +303,7 @@ std::unique_ptr<tasks::Task> Layers::resolve_task(const SourceLoc& task_loc, con
     // an inherited value of a key that applies is checked like a stated one (linear-rnn.md): say
     // which entry inherited it, since the line that set it may serve other entries too
     if (!key.empty() && loc.path.rfind(model_path, 0) != 0)
-      loc.fail(msg + " (inherited by model entry '" + r_.model_name + "', arch " + model::to_string(r_.model.arch) +
+      loc.fail(msg + " (inherited by model entry '" + r_.model_name + "', arch " + arch_name(r_) +
                "; state the entry's own value to override it)");
     loc.fail(msg);
   }

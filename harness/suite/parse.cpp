@@ -12,6 +12,7 @@
 #include "harness/suite/expect.hpp"
 #include "harness/suite/fields.hpp"
 #include "harness/suite/layers.hpp"
+#include "harness/suite/python_models.hpp"
 #include "harness/suite/searches.hpp"
 #include "harness/suite/suite.hpp"
 #include "tasks/task.hpp"
@@ -22,7 +23,7 @@ using namespace suite;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name", "seeds", "defaults", "tasks", "models", "grid", "searches", "expect"};
+const std::vector<std::string> kTopKeys = {"name", "seeds", "python", "defaults", "tasks", "models", "grid", "searches", "expect"};
 const std::vector<std::string> kDefaultsKeys = {"model", "train", "eval"};
 const std::vector<std::string> kTaskKeys = {"task", "name", "params", "train", "eval", "model"};
 const std::vector<std::string> kModelEntryKeys = {"name", "model", "train"};
@@ -282,6 +283,15 @@ Suite parse_suite(const std::string& text, const std::string& file,
   suite.text = recorded_text;
   suite.name = root["name"] ? R.file_name(root["name"], "name") : std::filesystem::path(file).stem().string();
   suite.seeds = read_seeds(R, root["seeds"]);
+  if (const YAML::Node py = root["python"]) {
+    try {
+      suite.python = as_string(py);
+    } catch (const FieldError& e) {
+      R.fail(py, "python", e.message);
+    }
+    if (suite.python.empty()) R.fail(py, "python", "must name a Python interpreter, e.g. /usr/bin/python3 or .venv/bin/python");
+  }
+  PythonSources python_sources(python_interpreter(suite));
 
   const YAML::Node defaults = root["defaults"];
   if (defaults) {
@@ -335,6 +345,9 @@ Suite parse_suite(const std::string& text, const std::string& file,
         // entry and dropped elsewhere; a grid axis that does not apply shows as `-` and does not
         // expand the entry (its points then repeat one run, which appears once)
         base.dropped = layers.drop_inapplicable(mp + ".model", model_names[mi]);
+        if (base.python.on && base.python.module.empty())
+          layers.loc_of("model.arch", SourceLoc{file, mp + ".model.arch", line_of(t)})
+              .fail("arch python needs module: 'package.module:factory' (the function that builds the model)");
         for (const Assignment* a : point) {
           const bool applies = a->section != "model" || layers.model_key_applies(a->key);
           const std::string value = !applies ? "-" : a->value.IsScalar() ? a->value.Scalar() : param_text(a->value);
@@ -350,6 +363,7 @@ Suite parse_suite(const std::string& text, const std::string& file,
           layers.loc_of("model.splines_randomise", SourceLoc{file, mp + ".model.splines_randomise", line_of(t)})
               .fail("splines_randomise randomises the splines of splines_from, and this run has no splines_from");
 
+        if (base.python.on) base.python.source = python_sources.source(base.python.module);
         for (uint64_t seed : suite.seeds) {
           RunSpec r = base;
           r.seed = seed;

@@ -5,11 +5,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "harness/suite/fields.hpp"
+#include "harness/suite/python_models.hpp"
 #include "harness/suite/suite.hpp"
 
 namespace srbench::harness {
 
-std::string run_yaml(const RunSpec& r) { return run_yaml(r, r.model.to_yaml()); }
+std::string run_yaml(const RunSpec& r) {
+  return run_yaml(r, r.python.on ? suite::python_model_yaml(r) : r.model.to_yaml());
+}
 
 std::string run_yaml(const RunSpec& r, const std::string& model_yaml) {
   YAML::Emitter e;

@@ -93,9 +93,9 @@ std::vector<SearchSpec> read_searches(const Reader& R, const YAML::Node& list,
     read_search_settings(R, n, p, sp);
 
     const auto task = layers.resolve_task(R.at(n["task"], p + ".task"), p + ".params", p + ".model", line_of(n));
-    if (!base.model.transformer())  // recurrent.md, linear-rnn.md: a spline search needs splines
+    if (base.python.on || !base.model.transformer())  // recurrent.md, linear-rnn.md: a spline search needs splines
       layers.loc_of("model.arch", R.at(n["model"] ? n["model"] : n, p + ".model"))
-          .fail("a spline search needs a model with splines; arch " + std::string(model::to_string(base.model.arch)) +
+          .fail("a spline search needs a model with splines; arch " + arch_name(base) +
                 " has none (no MLP, no attention): search with a transformer");
     if (!base.model.mlp_has_spline() && !base.model.attn_has_spline())
       R.fail(n["model"] ? n["model"] : n, p + ".model",

@@ -19,7 +19,7 @@ void print_bidirectional_notes(const Suite& suite) {
   std::set<std::pair<std::string, std::string>> noted;
   for (const auto& r : suite.runs) {
     const tasks::TaskInfo* info = tasks::find_task(r.task);
-    if (r.model.causal || !info || info->tape_layout() || !noted.insert({r.entry, r.model_name}).second) continue;
+    if (r.python.on || r.model.causal || !info || info->tape_layout() || !noted.insert({r.entry, r.model_name}).second) continue;
     std::cout << "note: model " << r.model_name << " is bidirectional (causal: false) and task entry " << r.entry
               << " (task " << r.task << ") is not in the tape layout: a bidirectional model sees the answer of "
               << "next-token tasks (each target is the next input token)\n";
@@ -49,7 +49,7 @@ void print_dropped_keys(const std::vector<const RunSpec*>& mine) {
   std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
   for (const RunSpec* r : mine) {
     if (r->dropped.empty()) continue;
-    const std::string who = "model entry '" + r->model_name + "' (arch " + model::to_string(r->model.arch) + ")";
+    const std::string who = "model entry '" + r->model_name + "' (arch " + (r->python.on ? "python" : model::to_string(r->model.arch)) + ")";
     auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
     if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
     for (const auto& k : r->dropped)
@@ -77,7 +77,7 @@ void print_dry_run(const Suite& suite, const SweepOptions& opts, const Plan& pla
     const RunSpec* r = plan.mine[k];
     std::cout << "  " << r->index << "  " << r->id << "  " << r->entry << "  " << r->model_name << "  seed=" << r->seed;
     if (!r->grid.empty()) std::cout << "  " << r->grid;
-    std::cout << "  memory ~" << bytes_text(plan.estimates[k].total());
+    std::cout << "  memory ~" << bytes_text(plan.estimates[k].total()) << (r->python.on ? " (python: the process; the model's own not estimated)" : "");
     std::cout << (plan.status.count(r->id) ? "  [done]" : claimed_note(plan.runs_dir, r->id, opts)) << "\n";
   }
   print_dropped_keys(plan.mine);

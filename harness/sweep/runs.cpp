@@ -11,6 +11,7 @@
 #include "harness/results/results.hpp"
 #include "harness/run/trainer.hpp"
 #include "harness/sweep/phases.hpp"
+#include "harness/sweep/python_runs.hpp"
 #include "harness/sweep/splines.hpp"
 
 namespace srbench::harness::sweep {
@@ -21,6 +22,7 @@ namespace {
 void child_run(const Suite& suite, const RunSpec& spec, const std::string& path, int threads) {
   omp_set_num_threads(threads);
   try {
+    if (spec.python.on) return run_python_model(suite, spec, path, threads);  // a Python process of its own
     std::unique_ptr<model::Model> trained;
     const RunResult r = run_training(spec, spec.train.save_checkpoint ? &trained : nullptr);
     write_run_file(path, r, suite.text, trained.get());

@@ -14,6 +14,7 @@
 #include "harness/results/assemble.hpp"
 #include "harness/results/results.hpp"
 #include "harness/sweep/phases.hpp"
+#include "harness/sweep/python_runs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -160,7 +161,9 @@ SweepOutcome interrupted(int sig, size_t left) {
 SweepOutcome run_sweep(const Suite& suite, const SweepOptions& opts) {
   using namespace sweep;  // the phases (phases.hpp)
   Plan plan = plan_sweep(suite, opts);
+  check_python_setup(suite);
   if (opts.dry_run) {
+    check_python_models(suite, plan.mine);  // each factory imported and built once
     print_dry_run(suite, opts, plan);
     return {};
   }
