@@ -122,6 +122,10 @@ GOOD = """\
   - name: lstm
     model: {arch: lstm, d_model: 16}
 """
+EXPECT = """\
+expect:
+  - {entry: flipflop, model: torch-gru, metric: seq_acc, length: 8, at_least: 0.0, source: "test"}
+"""
 BROKEN = """\
   - name: no-module
     model: {arch: python, module: "nosuch_module_xyz:make"}
@@ -134,7 +138,7 @@ BROKEN = """\
 """
 
 
-def suite_text(name, models, steps=40):
+def suite_text(name, models, steps=40, expect=""):
     return f"""\
 name: {name}
 seeds: [0, 1]
@@ -149,7 +153,7 @@ tasks:
       lengths: [8, 16]
       shifts: [{{p_write: 0.1}}]
 models:
-{models}"""
+{models}{expect}"""
 
 
 def scheduled_lr(lr, s, warmup, steps):
@@ -320,7 +324,7 @@ def main():
     # ---- same numbers twice; SIGKILL and resume
     good = os.path.join(tmp, "good.yaml")
     with open(good, "w") as f:
-        f.write(suite_text("good", GOOD, steps=200))
+        f.write(suite_text("good", GOOD, steps=200, expect=EXPECT))
     p = sweep(binary, good, os.path.join(tmp, "b", "good.h5"), tmp)
     check(p.returncode == 0, f"sweep of the good models: exit {p.returncode}\n{p.stderr[-2000:]}")
     b = run_numbers(os.path.join(tmp, "b", "good.h5"))
@@ -347,11 +351,21 @@ def main():
     check(set(b) == set(c) and len(b) == 8, f"run ids: {sorted(b)} vs {sorted(c)}")
     for rid in b:
         check(same(b[rid], c.get(rid)), f"run {rid}: numbers differ between the sweep and the killed-and-resumed one")
-    d_out = os.path.join(tmp, "d", "good.h5")
-    p = sweep(binary, good, d_out, tmp)
+    d_out = os.path.join(tmp, "d", "good.h5")  # a second sweep, in two shards
+    for shard in ("0/2", "1/2"):
+        p = sweep(binary, good, d_out, tmp, "--shard", shard)
+        check(p.returncode == 0, f"shard {shard}: exit {p.returncode}\n{p.stderr[-2000:]}")
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "d", "good"), "--out", d_out], cwd=tmp, capture_output=True,
+                       text=True)
     d = run_numbers(d_out)
     for rid in b:
-        check(same(b[rid], d.get(rid)), f"run {rid}: numbers differ between two sweeps")
+        check(same(b[rid], d.get(rid)), f"run {rid}: numbers differ between two sweeps (the second in two shards)")
+    # the suite's claims about its Python models: report --check reads their runs
+    p = subprocess.run([binary, "report", d_out, "--check"], cwd=tmp, capture_output=True, text=True)
+    good_gru = {r.id for r in srbench.load_suite(good).runs if r.model == "torch-gru"}
+    gru_id = float(np.mean([v[2][0][4] for k, v in b.items() if k in good_gru]))
+    check(p.returncode == 0 and "torch-gru" in p.stdout and f"{gru_id:.3f}" in p.stdout,
+          f"report --check on the Python models (GRU's mean seq_acc at 8: {gru_id:.3f}): exit {p.returncode}\n{p.stdout}\n{p.stderr}")
     # merge and report
     p = subprocess.run([binary, "merge", os.path.join(tmp, "c", "good"), "--out", os.path.join(tmp, "merged.h5")],
                        cwd=tmp, capture_output=True, text=True)
@@ -362,7 +376,7 @@ def main():
         check(any(name in line and "python" in line for line in p.stdout.splitlines()) or name == "lstm",
               f"report --compact has no line for {name} (arch python):\n{p.stdout}")
 
-    # ---- Suite.train in this process: the sweep's numbers; its progress line
+    # ---- Suite.train in this process: the sweep's numbers; its progress, plain and through tqdm
     gsuite = srbench.load_suite(good)
     grun = next(r for r in gsuite.runs if r.model == "torch-gru" and r.seed == 0)
     err, old = io.StringIO(), sys.stderr
@@ -375,6 +389,29 @@ def main():
     check(res.status == "ok", f"Suite.train: {res.status} {res.message}")
     rows = res.rows[["length", "condition", "loss", "token_acc", "seq_acc"]].to_numpy().tolist()
     check(same(rows, [r[:5] for r in b[grun.id][2]]), f"Suite.train's rows {rows} differ from the sweep's {b[grun.id][2]}")
+    bars = []
+
+    class FakeTqdm:  # tqdm's interface as srbench.progress uses it: total, update(n), close()
+        def __init__(self, desc, unit, file, leave):
+            self.desc, self.unit, self.total, self.n, self.closed = desc, unit, None, 0, False
+            bars.append(self)
+
+        def update(self, n):
+            self.n += n
+
+        def close(self):
+            self.closed = True
+    sys.modules["tqdm"] = type(sys)("tqdm")
+    sys.modules["tqdm"].tqdm = FakeTqdm
+    try:
+        res = gsuite.train(grun.id, threads=1, progress=True)
+        res.wall_s  # noqa: B018
+        gsuite.evaluate(lambda x: np.zeros(x.shape, dtype=np.int32), run=grun.id, model="zeros", progress=True)
+    finally:
+        del sys.modules["tqdm"]
+    check([(b.desc, b.unit, b.total, b.n, b.closed) for b in bars] ==
+          [(f"train {grun.id}", "steps", 200, 200, True), ("evaluate zeros", "rows", 3, 3, True)],
+          f"tqdm bars: {[(b.desc, b.unit, b.total, b.n, b.closed) for b in bars]}")
 
     # ---- run ids: the module file's hash, kwargs; nothing else
     cfg = grun.config["model"]
