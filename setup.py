@@ -68,6 +68,13 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithCMake}, distclass=BinaryDistribution,
+# `pip install -e .` (scripts/install-python.sh): the package is the CMake build's own
+# build/python/srbench (the extension and the copied .py files), mapped in place, so that a rebuild
+# is what `import srbench` imports with no new install; a wheel (`pip install .`) packages
+# harness/python/srbench with the built extension and binary copied in.
+EDITABLE = "editable_wheel" in sys.argv
+PACKAGE_DIR = {"": os.path.relpath(os.path.join(cmake_build_dir(), "python"), ROOT)} if EDITABLE else {"": "harness/python"}
+
+setup(cmdclass={"build_py": BuildWithCMake}, distclass=BinaryDistribution, package_dir=PACKAGE_DIR, packages=["srbench"],
       options={"build": {"build_base": os.path.join("build", "pip", "setuptools")},
                "egg_info": {"egg_base": os.path.join("build", "pip")}})
