@@ -57,6 +57,14 @@ std::optional<Suite> expand_stored_suite(const std::string& suite_text) {
   try {
     Suite stored = parse_suite(suite_text, "(suite stored in the run files)");
     resolve_splines_files(stored);
+    std::set<std::string> unresolved;  // Python models whose module file is not found from here
+    for (const auto& r : stored.runs)
+      if (r.python.on && r.python.source == "unresolved") unresolved.insert(r.python.module);
+    for (const auto& m : unresolved)
+      std::cerr << "srbench merge: warning: " << python_interpreter(stored) << " finds no module for '" << m
+                << "' from this folder (and PYTHONPATH): the ids of its runs hash the module's file, so they "
+                   "cannot be matched and show as missing and as other models; run merge from the folder the "
+                   "sweep ran in\n";
     return stored;
   } catch (const std::exception& e) {
     std::cerr << "srbench merge: warning: the stored suite does not expand (" << e.what()

@@ -765,6 +765,7 @@ void bind_python_run(py::module_& m) {
         d["warmup"] = t.warmup, d["weight_decay"] = t.weight_decay, d["clip"] = t.clip;
         d["beta1"] = t.beta1, d["beta2"] = t.beta2, d["eps"] = t.eps;
         d["fit_metric"] = t.fit_metric == harness::FitMetric::token_acc ? "token_acc" : "seq_acc";
+        d["save_checkpoint"] = t.save_checkpoint;
         return d;
       })
       .def("batch", &PyPythonRun::batch, py::arg("step"))

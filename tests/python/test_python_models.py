@@ -115,6 +115,7 @@ def make_nan(vocab_size, max_len):
 GOOD = """\
   - name: torch-gru
     model: {arch: python, module: "mymodels:make_gru", kwargs: {hidden: 16}}
+    train: {save_checkpoint: true}
   - name: torch-sgd
     model: {arch: python, module: "mymodels:make_gru_sgd"}
   - name: torch-transformer
@@ -360,6 +361,31 @@ def main():
     d = run_numbers(d_out)
     for rid in b:
         check(same(b[rid], d.get(rid)), f"run {rid}: numbers differ between two sweeps (the second in two shards)")
+    # train.save_checkpoint: the GRU's state_dict beside its run file, the model the run evaluated
+    gsuite0 = srbench.load_suite(good)
+    grun0 = next(r for r in gsuite0.runs if r.model == "torch-gru" and r.seed == 1)
+    pt = os.path.join(tmp, "b", "good", "runs", grun0.id + ".pt")
+    check(os.path.exists(pt), f"no checkpoint {pt} for the GRU (train.save_checkpoint: true)")
+    if os.path.exists(pt):
+        m = mymodels.make_gru(grun0.config["model"]["vocab"], 32, hidden=16)
+        m.load_state_dict(torch.load(pt))
+        m.eval()
+
+        def loaded(tokens):
+            with torch.no_grad():
+                return m(torch.from_numpy(tokens).long()).numpy()
+        again = gsuite0.evaluate(loaded, run=grun0.id, model="loaded").rows[["seq_acc"]].to_numpy().ravel().tolist()
+        check(again == [r[4] for r in b[grun0.id][2]], f"the checkpoint's model scores {again}, the run {b[grun0.id][2]}")
+    check(not [n for n in os.listdir(os.path.join(tmp, "b", "good", "runs")) if n.endswith(".pt") and
+               not n.startswith(tuple(r.id for r in gsuite0.runs if r.model == "torch-gru"))],
+          "checkpoints of runs without save_checkpoint")
+    # merge from a folder where the module is not found: a warning saying why ids do not match
+    elsewhere = tempfile.mkdtemp(prefix="srbench-pymodels-elsewhere-")
+    p = subprocess.run([binary, "merge", os.path.join(tmp, "b", "good"), "--out", os.path.join(elsewhere, "m.h5")],
+                       cwd=elsewhere, capture_output=True, text=True)
+    check(p.returncode == 0 and "finds no module for 'mymodels:make_gru' from this folder" in p.stderr,
+          f"merge from another folder: exit {p.returncode}, stderr {p.stderr!r}")
+    shutil.rmtree(elsewhere, ignore_errors=True)
     # the suite's claims about its Python models: report --check reads their runs
     p = subprocess.run([binary, "report", d_out, "--check"], cwd=tmp, capture_output=True, text=True)
     good_gru = {r.id for r in srbench.load_suite(good).runs if r.model == "torch-gru"}

@@ -195,15 +195,16 @@ class Suite:
         finally:
             bar.close()
 
-    def train(self, run, threads=None, progress=None):
+    def train(self, run, threads=None, progress=None, checkpoint=None):
         """Trains and evaluates run `run` (the id of a run whose model entry has arch: python)
         in this process, exactly as `srbench sweep` does in a process of its own: the factory's
         model on the run's batch stream under its train settings, then the suite's evaluation.
         Returns its Result (write it with result.write(suite)); a failing model gives a Result
         with status failed (message: what failed, where), never an exception. `progress`: a bar
-        over the training steps (None: when stderr is a terminal)."""
+        over the training steps (None: when stderr is a terminal). `checkpoint`: a path where the
+        trained model's state_dict is saved (torch.save)."""
         from .suite_run import train_run
-        return train_run(self, str(run), threads=threads, progress=progress)
+        return train_run(self, str(run), threads=threads, progress=progress, checkpoint=checkpoint)
 
     def _trainer_batches(self, run, max_batches):
         """The first max_batches batches run_training (the built-in trainer) draws for run `run`,

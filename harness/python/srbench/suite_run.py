@@ -136,10 +136,22 @@ def _optimizer(model, train):
                              betas=(train["beta1"], train["beta2"]), eps=train["eps"])
 
 
-def train_run(suite, run_id, threads=None, progress=False):
+def _save(model, path):
+    """model.state_dict() to `path` (torch.save), written to a temporary name and renamed. The
+    temporary name is the run file's (<id>.h5.tmp-<pid>-…) when `path` is <id>.pt beside it, so that
+    a sweep removes it with the run's own temporaries when the run was killed."""
+    import torch
+    stem, ext = os.path.splitext(path)
+    tmp = f"{stem}.h5.tmp-{os.getpid()}-checkpoint" if ext == ".pt" else f"{path}.tmp-{os.getpid()}"
+    torch.save(model.state_dict(), tmp)
+    os.replace(tmp, path)
+
+
+def train_run(suite, run_id, threads=None, progress=False, checkpoint=None):
     """Trains and evaluates run `run_id` of `suite` (a srbench.Suite; the run's model entry has
     arch: python) and returns its srbench.Result. Never raises for a failing model: the Result's
-    status says failed (message: what failed and where) or diverged."""
+    status says failed (message: what failed and where) or diverged. `checkpoint`: a path where
+    the trained model's state_dict is saved (torch.save) when the run trained to its end."""
     from . import Result
     from .progress import Progress
     start = time.perf_counter()
@@ -210,6 +222,11 @@ def train_run(suite, run_id, threads=None, progress=False):
     finally:
         bar.close()
     tokens_per_s = real_tokens / train_s if train_s > 0 else 0.0
+    if checkpoint and status == "ok":
+        try:
+            _save(model, checkpoint)
+        except Exception as e:  # noqa: BLE001
+            status, message = "failed", f"cannot save the checkpoint {checkpoint}: {_describe(e)}"
     try:
         res = prun.finish(predict if status == "ok" else None, status, message, tokens_per_s, eval_s)
     except ModelError as e:  # the final evaluation's forward
@@ -276,7 +293,9 @@ def main(argv=None):
                          "its training stream may differ; rebuild, or give the suite a `python:` whose srbench is "
                          "the binary's\n")
         return 6
-    res = train_run(suite, run_id, threads=args.threads, progress=False)
+    # train.save_checkpoint: the model's state_dict beside the run file, <run id>.pt
+    checkpoint = os.path.splitext(args.out)[0] + ".pt" if _srbench._PythonRun(suite._suite, run_id).train["save_checkpoint"] else None
+    res = train_run(suite, run_id, threads=args.threads, progress=False, checkpoint=checkpoint)
     res._res._write_to(args.out)
     return 0
 
