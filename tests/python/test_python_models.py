@@ -242,6 +242,14 @@ def run_numbers(path):
     return out
 
 
+def run_numbers_file(path):
+    """(status, message) of one run file."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        g = f["runs"][list(f["runs"])[0]] if "runs" in f else f["run"]
+        return tuple(v.decode() if isinstance(v, bytes) else str(v) for v in (g.attrs["status"], g.attrs["message"]))
+
+
 def same(a, b):
     """Equal, NaN equal to NaN."""
     if isinstance(a, float) and isinstance(b, float):
@@ -330,18 +338,37 @@ def main():
     check(p.returncode == 0, f"sweep of the good models: exit {p.returncode}\n{p.stderr[-2000:]}")
     b = run_numbers(os.path.join(tmp, "b", "good.h5"))
     out_c = os.path.join(tmp, "c", "good.h5")
-    proc = subprocess.Popen([binary, "sweep", good, "--out", out_c, "--jobs", "2"], cwd=tmp,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runs_dir = os.path.join(tmp, "c", "good", "runs")
-    deadline = time.time() + 120
-    while time.time() < deadline:  # kill once a run is written and a Python model is training
-        done = [n for n in os.listdir(runs_dir) if n.endswith(".h5")] if os.path.isdir(runs_dir) else []
-        if done and python_processes(os.path.join(tmp, "c", "good", "runs")):
-            break
-        time.sleep(0.05)
-    check(bool(python_processes(runs_dir)), "no Python model was training when the sweep was killed")
+
+    def finished():
+        return sorted(n for n in os.listdir(runs_dir) if n.endswith(".h5")) if os.path.isdir(runs_dir) else []
+
+    def start_and_wait(done_at_least):
+        """A sweep of `good` into c/, once `done_at_least` runs are written and a Python model trains."""
+        proc = subprocess.Popen([binary, "sweep", good, "--out", out_c, "--jobs", "2"], cwd=tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and not (len(finished()) >= done_at_least and python_processes(runs_dir)):
+            time.sleep(0.05)
+        check(bool(python_processes(runs_dir)), "no Python model was training when the sweep was stopped")
+        return proc
+
+    # SIGTERM (Slurm's preemption, scancel): the sweep stops, exits 143, the runs in progress leave nothing
+    proc = start_and_wait(0)
+    before_term = finished()
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    check(proc.returncode == 143 and "interrupted by SIGTERM" in out, f"SIGTERM: exit {proc.returncode}\n{out[-1500:]}")
+    time.sleep(0.5)
+    check(not python_processes(runs_dir), f"Python processes outlived the stopped sweep: {python_processes(runs_dir)}")
+    after_term = finished()
+    c_mid = {n: run_numbers_file(os.path.join(runs_dir, n)) for n in after_term}
+    check(all(v[0] == "ok" for v in c_mid.values()), f"a run recorded as other than ok after SIGTERM: {c_mid}")
+    check(set(before_term) <= set(after_term), "a finished run file went missing after SIGTERM")
+    # SIGKILL of the sweep alone: its workers and their Python processes die with it
+    proc = start_and_wait(len(after_term) + 1)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.communicate()
     time.sleep(1.0)
     check(not python_processes(runs_dir), f"Python processes outlived the killed sweep: {python_processes(runs_dir)}")
     before = len([n for n in os.listdir(runs_dir) if n.endswith(".h5")])
