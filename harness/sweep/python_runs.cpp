@@ -13,6 +13,7 @@
 #include "common/process.hpp"
 #include "common/version.hpp"
 #include "harness/results/results.hpp"
+#include "harness/sweep/children.hpp"
 #include "harness/sweep/phases.hpp"
 
 namespace srbench::harness::sweep {
@@ -72,7 +73,7 @@ void run_python_model(const Suite& suite, const RunSpec& spec, const std::string
     const pid_t pid = start_process(argv, suite.text, {{"OMP_NUM_THREADS", std::to_string(threads)}});
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGHUP)) {
+    if (killed_by_stop_signal(status)) {
       signal(WTERMSIG(status), SIG_DFL);  // stopped with the sweep: so is this worker, the run left unfinished
       raise(WTERMSIG(status));
     }
