@@ -44,6 +44,7 @@ struct EvalRow {
 // train.fit_metric: the accuracy a run's fitted, steps_to_target and gen_length read — seq_acc
 // (the default) or token_acc (the paper's criterion in Liu et al. 2023).
 enum class FitMetric { seq_acc, token_acc };
+inline const char* fit_metric_name(FitMetric m) { return m == FitMetric::token_acc ? "token_acc" : "seq_acc"; }
 
 // Derived per run (harness/run/metrics.hpp); NaN where undefined. Each member is a row of
 // metric_fields() (metric_fields.hpp: its name on disk, what it means, and whether files written

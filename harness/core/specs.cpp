@@ -31,6 +31,8 @@ std::string short_hash(const std::string& text) {
   return std::string(buf, 12);
 }
 
+std::string arch_name(const RunSpec& r) { return r.python.on ? "python" : model::to_string(r.model.arch); }
+
 bool Suite::has_python_models() const {
   for (const auto& r : runs)
     if (r.python.on) return true;

@@ -118,6 +118,9 @@ struct RunSpec {
   bool needs_splines_file() const { return !splines_from.empty() && search < 0; }
 };
 
+// A run's arch as a suite names it: python, or its ModelConfig's.
+std::string arch_name(const RunSpec& r);
+
 // A run's result before it is trained: its identity (id, task, entry, model, grid, seed, the
 // resolved config) copied from its spec, the rest at its defaults.
 RunResult result_of(const RunSpec& spec);

@@ -262,10 +262,15 @@ struct PySuite {
   harness::Suite suite;
 };
 
-PySuite load(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
-  PySuite s{harness::load_suite(path, overrides)};
+// A parsed suite, its splines files read (the ids of runs whose splines come from a file).
+PySuite expanded(harness::Suite suite) {
+  PySuite s{std::move(suite)};
   harness::resolve_splines_files(s.suite);
   return s;
+}
+
+PySuite load(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
+  return expanded(harness::load_suite(path, overrides));
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -360,8 +365,26 @@ py::list run_list(const PySuite& s) {
 
 // ---- the training stream ------------------------------------------------------------------------------
 
-// Batches s = 0, 1, … of a run, drawn exactly as run_training draws them: examples
-// s·batch … s·batch+batch−1 of its TrainingData, assembled into one Batch.
+// The batch of training step `step`, drawn exactly as run_training draws it: examples
+// step·B … step·B+B−1 of `data` (B = examples.size()), assembled into one Batch; each example's
+// tokens added to `seen` when given. Runs with the GIL released.
+PyBatch draw_batch(harness::TrainingData& data, std::vector<tasks::Example>& examples, int64_t step,
+                   harness::SeenSet* seen = nullptr) {
+  Batch b;
+  {
+    py::gil_scoped_release release;
+    const auto B = static_cast<int64_t>(examples.size());
+    for (int64_t k = 0; k < B; ++k) {
+      tasks::Example& ex = examples[static_cast<size_t>(k)];
+      data.example(static_cast<uint64_t>(step * B + k), ex);
+      if (seen) seen->add(ex.tokens);
+    }
+    b.assemble(examples);
+  }
+  return to_python(std::move(b));
+}
+
+// Batches s = 0, 1, … of a run, drawn exactly as run_training draws them (draw_batch).
 struct PyStream {
   std::unique_ptr<RunSpec> spec;
   std::unique_ptr<tasks::Task> task;
@@ -379,14 +402,7 @@ struct PyStream {
     if (at < 0 || at >= spec->train.steps)
       throw py::index_error("step " + std::to_string(at) + " is outside 0.." + std::to_string(spec->train.steps - 1) +
                             " (train.steps " + std::to_string(spec->train.steps) + ")");
-    Batch b;
-    {
-      py::gil_scoped_release release;
-      const int64_t B = spec->train.batch;
-      for (int64_t k = 0; k < B; ++k) data->example(static_cast<uint64_t>(at * B + k), examples[static_cast<size_t>(k)]);
-      b.assemble(examples);
-    }
-    return to_python(std::move(b));
+    return draw_batch(*data, examples, at);
   }
   PyBatch next() {
     if (step >= spec->train.steps) throw py::stop_iteration();
@@ -598,28 +614,25 @@ PyResult evaluate(const PySuite& s, py::function predict, const std::string& ent
 // validation set scored with the model's predict, its curve, and the final evaluation into the
 // run's own result (its id, config and model entry: the suite's run, not an external one).
 struct PyPythonRun {
-  RunSpec spec;
-  std::string suite_text, suite_name;
+  PyResult res;  // the run's spec, suite text and name, and its result as it is built
+  const RunSpec& spec = res.spec;
   std::unique_ptr<tasks::Task> task;
   std::unique_ptr<harness::TrainingData> data;
   std::vector<tasks::Example> val, examples;
   harness::SeenSet seen;
   int64_t drawn = 0;  // batches drawn so far, in order (each recorded once)
-  PyResult res;
 
+  PyPythonRun(const PyPythonRun&) = delete;  // `spec` refers to its own res
+  PyPythonRun& operator=(const PyPythonRun&) = delete;
   PyPythonRun(const PySuite& s, const std::string& run_id) {
-    const RunSpec& r = find_run(s.suite, "", 0, run_id, false);
-    if (!r.python.on) value_error("run " + run_id + " is not a Python model's run (arch: python)");
-    spec = r;
-    suite_text = s.suite.text;
-    suite_name = s.suite.name;
+    res.spec = find_run(s.suite, "", 0, run_id, false);
+    if (!spec.python.on) value_error("run " + run_id + " is not a Python model's run (arch: python)");
+    res.suite_text = s.suite.text;
+    res.suite_name = s.suite.name;
     task = tasks::make_task(spec.task, spec.params, {spec.train.data_seed});
     data = std::make_unique<harness::TrainingData>(*task, spec);
     val = harness::validation_set(*task, spec.train, static_cast<size_t>(spec.eval.val_examples));
     examples.resize(static_cast<size_t>(spec.train.batch));
-    res.spec = spec;
-    res.suite_text = suite_text;
-    res.suite_name = suite_name;
     res.run = harness::result_of(spec);
     res.run.bits_per_byte = task->reports_bits_per_byte();
     res.run.chance = chance_of(*task, val);
@@ -631,18 +644,9 @@ struct PyPythonRun {
       value_error("batch " + std::to_string(step) + " asked for; the next batch is " + std::to_string(drawn) +
                   " (a Python run draws its stream once, in order)");
     if (step >= spec.train.steps) throw py::index_error("step " + std::to_string(step) + " is past train.steps");
-    Batch b;
-    {
-      py::gil_scoped_release release;
-      const int64_t B = spec.train.batch;
-      for (int64_t k = 0; k < B; ++k) {
-        data->example(static_cast<uint64_t>(step * B + k), examples[static_cast<size_t>(k)]);
-        seen.add(examples[static_cast<size_t>(k)].tokens);
-      }
-      b.assemble(examples);
-    }
+    PyBatch b = draw_batch(*data, examples, step, &seen);
     ++drawn;
-    return to_python(std::move(b));
+    return b;
   }
 
   double lr(int64_t step) const {
@@ -764,7 +768,7 @@ void bind_python_run(py::module_& m) {
         d["steps"] = t.steps, d["batch"] = t.batch, d["eval_every"] = t.eval_every, d["lr"] = t.lr;
         d["warmup"] = t.warmup, d["weight_decay"] = t.weight_decay, d["clip"] = t.clip;
         d["beta1"] = t.beta1, d["beta2"] = t.beta2, d["eps"] = t.eps;
-        d["fit_metric"] = t.fit_metric == harness::FitMetric::token_acc ? "token_acc" : "seq_acc";
+        d["fit_metric"] = harness::fit_metric_name(t.fit_metric);
         d["save_checkpoint"] = t.save_checkpoint;
         return d;
       })
@@ -860,9 +864,7 @@ PYBIND11_MODULE(_srbench, m) {
       .def("_trainer_batches", &trainer_batches, py::arg("run"), py::arg("max_batches"));
   m.def("load_suite", &load, py::arg("path"), py::arg("overrides"));
   m.def("load_suite_text", [](const std::string& text, const std::string& file) {
-    PySuite s{harness::parse_suite(text, file)};
-    harness::resolve_splines_files(s.suite);
-    return s;
+    return expanded(harness::parse_suite(text, file));
   }, py::arg("text"), py::arg("file"));
 
   bind_python_run(m);

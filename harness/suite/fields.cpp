@@ -25,8 +25,6 @@ auto same = [](const auto& v) { return v; };
 
 const char* schedule_name(model::Schedule s) { return model::to_string(s); }
 
-const char* fit_metric_name(FitMetric m) { return m == FitMetric::token_acc ? "token_acc" : "seq_acc"; }
-
 FitMetric as_fit_metric(const YAML::Node& v) {
   const std::string s = as_string(v);
   if (s == "seq_acc") return FitMetric::seq_acc;

@@ -42,7 +42,6 @@ void check_module_path(const std::string& m) {
 
 }  // namespace
 
-std::string arch_name(const RunSpec& r) { return r.python.on ? "python" : model::to_string(r.model.arch); }
 
 const std::vector<std::string>& model_section_keys(bool stage2) {
   static const auto make = [](bool with_stage2) {

@@ -18,8 +18,6 @@ namespace srbench::harness::suite {
 const std::vector<std::string>& model_section_keys(bool stage2);  // ModelConfig's, spline maps, (stage-2 keys)
 extern const std::vector<std::string> kStage2Keys;                // freeze_splines, splines_from
 extern const std::vector<std::string> kPythonKeys;                // module, kwargs, device (arch: python)
-// A run's arch as a suite names it: python, or its ModelConfig's.
-std::string arch_name(const RunSpec& r);
 
 // One (section, key) value of a grid axis or --set.
 struct Assignment {

@@ -49,7 +49,7 @@ void print_dropped_keys(const std::vector<const RunSpec*>& mine) {
   std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
   for (const RunSpec* r : mine) {
     if (r->dropped.empty()) continue;
-    const std::string who = "model entry '" + r->model_name + "' (arch " + (r->python.on ? "python" : model::to_string(r->model.arch)) + ")";
+    const std::string who = "model entry '" + r->model_name + "' (arch " + arch_name(*r) + ")";
     auto it = std::find_if(dropped.begin(), dropped.end(), [&](const auto& d) { return d.first == who; });
     if (it == dropped.end()) it = dropped.insert(dropped.end(), {who, {}});
     for (const auto& k : r->dropped)

@@ -44,6 +44,13 @@ sys.exit(run.main(sys.argv[1:]))
 constexpr int kSourceChanged = 5;
 constexpr int kOtherBuild = 6;
 
+// The last 2,000 characters of what a Python process wrote to stderr, after `lead`; "" when it
+// wrote nothing.
+std::string error_tail(const ProcessResult& p, const std::string& lead) {
+  if (p.err.empty()) return "";
+  return lead + (p.err.size() > 2000 ? p.err.substr(p.err.size() - 2000) : p.err);
+}
+
 std::vector<std::string> python_argv(const Suite& suite, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {python_interpreter(suite), "-c", kBoot, package_folder()};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -108,11 +115,10 @@ void check_python_setup(const Suite& suite) {
   const std::string mark = "srbench-setup\t";
   const auto at = p.out.rfind(mark);
   if (!p.exited_ok() || at == std::string::npos) {
-    const std::string tail = p.err.size() > 2000 ? p.err.substr(p.err.size() - 2000) : p.err;
     throw ConfigError(suite.file, 0, "python",
                       argv[0] + " cannot import srbench (" + p.describe() + "): build it (cmake --build build), "
                       "pip install it into that interpreter, or give the suite a `python:` that has it" +
-                      (tail.empty() ? "" : "\n" + tail));
+                      error_tail(p, "\n"));
   }
   std::istringstream f(p.out.substr(at + mark.size()));
   std::string commit, where;
@@ -164,10 +170,9 @@ void check_python_models(const Suite& suite, const std::vector<const RunSpec*>& 
     r.python.loc.fail("model entry '" + r.model_name + "' (task entry '" + r.entry + "'): " + message);
   }
   if (answered < by_id.size() || !p.exited_ok()) {
-    std::string tail = p.err.size() > 2000 ? p.err.substr(p.err.size() - 2000) : p.err;
     const RunSpec& r = *distinct.front();
     throw ConfigError(r.python.loc.file, r.python.loc.line, r.python.loc.path,
-                      "could not check the Python models: " + argv[0] + " " + p.describe() + (tail.empty() ? "" : ":\n" + tail));
+                      "could not check the Python models: " + argv[0] + " " + p.describe() + error_tail(p, ":\n"));
   }
 }
 

@@ -75,9 +75,9 @@ def main():
                     "def make(vocab_size, max_len):\n"
                     "    return torch.nn.Sequential(torch.nn.Embedding(vocab_size, 8), torch.nn.Linear(8, vocab_size))\n")
         with open(os.path.join(tmp, "s.yaml"), "w") as f:
-            f.write("name: s\ntrain: {}\ntasks:\n  - task: parity\n    train: {steps: 5, batch: 4, length: [1, 4]}\n"
+            f.write("name: s\ntasks:\n  - task: parity\n    train: {steps: 5, batch: 4, length: [1, 4]}\n"
                     "    eval: {examples: 8, val_examples: 8}\n"
-                    "models:\n  - name: tiny\n    model: {arch: python, module: \"tinymodel:make\"}\n".replace("train: {}\n", ""))
+                    "models:\n  - name: tiny\n    model: {arch: python, module: \"tinymodel:make\"}\n")
         p = subprocess.run([cmd, "sweep", "s.yaml", "--out", "out/s.h5"], capture_output=True, text=True,
                            env=dict(env, SRBENCH_PYTHON=py), cwd=tmp)
         check(p.returncode == 0 and "tiny  seed=0" in p.stdout and p.stdout.count(" ok\n") == 1,

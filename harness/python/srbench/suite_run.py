@@ -152,10 +152,15 @@ def train_run(suite, run_id, threads=None, progress=False, checkpoint=None):
     arch: python) and returns its srbench.Result. Never raises for a failing model: the Result's
     status says failed (message: what failed and where) or diverged. `checkpoint`: a path where
     the trained model's state_dict is saved (torch.save) when the run trained to its end."""
+    start = time.perf_counter()
+    return _train(suite, _srbench._PythonRun(suite._suite, run_id), start, threads, progress, checkpoint)
+
+
+def _train(suite, prun, start, threads, progress, checkpoint):
+    """train_run on the run's _PythonRun `prun` (built at time `start`)."""
     from . import Result
     from .progress import Progress
-    start = time.perf_counter()
-    prun = _srbench._PythonRun(suite._suite, run_id)
+    run_id = prun.id
     train = prun.train
     status, message, train_s, eval_s, real_tokens = "ok", "", 0.0, 0.0, 0
     predict = None
@@ -293,9 +298,11 @@ def main(argv=None):
                          "its training stream may differ; rebuild, or give the suite a `python:` whose srbench is "
                          "the binary's\n")
         return 6
+    start = time.perf_counter()
+    prun = _srbench._PythonRun(suite._suite, run_id)
     # train.save_checkpoint: the model's state_dict beside the run file, <run id>.pt
-    checkpoint = os.path.splitext(args.out)[0] + ".pt" if _srbench._PythonRun(suite._suite, run_id).train["save_checkpoint"] else None
-    res = train_run(suite, run_id, threads=args.threads, progress=False, checkpoint=checkpoint)
+    checkpoint = os.path.splitext(args.out)[0] + ".pt" if prun.train["save_checkpoint"] else None
+    res = _train(suite, prun, start, args.threads, False, checkpoint)
     res._res._write_to(args.out)
     return 0
 
