@@ -114,7 +114,12 @@ struct ModelConfig {
   Norm resolved_norm() const { return linear() && !norm_stated ? Norm::Rms : norm; }
   int resolved_dt_rank() const { return dt_rank > 0 ? dt_rank : (d_model + 15) / 16; }
   // F's GatedMLP width for hidden_ratio 4: 256·⌈⌊8d/3⌋/256⌉ (256 for d <= 96, 512 for d = 128)
-  int resolved_mlp_hidden() const { return gated_mlp_hidden >= 0 ? gated_mlp_hidden : 256 * ((8 * d_model / 3 + 255) / 256); }
+  // The SwiGLU MLP's width in a linear arch's blocks: 0 under mamba (its blocks have none), else
+  // mlp_hidden, or F's rule when it is −1.
+  int resolved_mlp_hidden() const {
+    if (arch == Arch::Mamba) return 0;
+    return gated_mlp_hidden >= 0 ? gated_mlp_hidden : 256 * ((8 * d_model / 3 + 255) / 256);
+  }
   // Whether `key` (a key of keys(), or a spline section's name) applies under `a`: under the
   // transformer every key but the recurrent and linear archs' own; under a recurrent or linear
   // arch vocab, arch, layers, d_model, max_len and that arch's own keys (linear-rnn.md's table). A key that does not apply is not written

@@ -25,6 +25,11 @@ struct DeltaNetFamily {
   }
   template <typename P>
   static auto weights(const Offsets& o, P* p);
+  static constexpr double kNormEps = 1e-6;  // every norm's ε (linear-rnn.md: F's norm_eps)
+  template <typename S>
+  static void init(const ModelConfig& cfg, const ParamLayout& layout, S* params, uint64_t seed) {
+    init_deltanet_gla(cfg, layout, params, seed);
+  }
 };
 
 template <typename S>

@@ -1,21 +1,23 @@
-// The language model around a linear-recurrent mixer with a SwiGLU MLP — linear-rnn.md's DeltaNet
-// and GLA LMs — as an Architecture (architecture.hpp; internal to model/): pre-norm residual
-// blocks of the mixer and, with mlp_hidden >= 1, the MLP (gated_mlp.hpp); no positions.
+// The language model around a linear-recurrent mixer — linear-rnn.md's Mamba, DeltaNet and GLA
+// LMs — as an Architecture (architecture.hpp; internal to model/): pre-norm residual blocks of the
+// mixer and, with an MLP width I >= 1, a SwiGLU MLP (gated_mlp.hpp; mamba's blocks have none: I = 0,
+// ModelConfig::resolved_mlp_hidden); no positions.
 //
 //   h_0 = tok_emb[tokens]
 //   h = h + Mixer_l(Norm_{ln1,l}(h));  h = h + MLP_l(Norm_{ln2,l}(h))  (the second without an MLP: absent)
 //   logits = head(Norm_{ln_f}(h_L))      (final_norm: false: head(h_L))
 //
-// Every norm RMSNorm (`norm: rms`, the default) or LayerNorm, ε 1e-6. Layout, in buffer order
-// (d = d_model, I = mlp_hidden): tok_emb [V,d]; per block l: blocks.{l}.ln1.weight [d] (.bias),
-// the mixer's tensors blocks.{l}.mixer.* (the Family's), blocks.{l}.ln2.weight [d] (.bias),
-// .mlp.gate_proj.weight [I,d], .mlp.up_proj.weight [I,d], .mlp.down_proj.weight [d,I] (I >= 1);
-// ln_f.weight [d] (.bias) (final_norm); head.weight [V,d], head.bias [V].
+// Every norm RMSNorm (`norm: rms`, the default) or LayerNorm, with the Family's ε (mamba 1e-5,
+// deltanet and gla 1e-6). Layout, in buffer order (d = d_model, I = mlp width): tok_emb [V,d]; per
+// block l: blocks.{l}.ln1.weight [d] (.bias), the mixer's tensors blocks.{l}.mixer.* (the
+// Family's), blocks.{l}.ln2.weight [d] (.bias), .mlp.gate_proj.weight [I,d], .mlp.up_proj.weight
+// [I,d], .mlp.down_proj.weight [d,I] (I >= 1); ln_f.weight [d] (.bias) (final_norm); head.weight
+// [V,d], head.bias [V].
 //
-// A Family (deltanet.hpp, gla.hpp) gives the mixer: `template <typename S> using Mixer`, `Dims`,
+// A Family (mamba.hpp, deltanet.hpp, gla.hpp) gives the mixer: `template <typename S> using Mixer`,
 // `Offsets` (its tensors' offsets in one block), `offsets(layout, "blocks.{l}.mixer.")`,
-// `dims(cfg, B, T)` and `weights<S>(offsets, params)` (its Weights from const params, its Grads
-// from mutable ones).
+// `dims(cfg, B, T)`, `weights<S>(offsets, params)` (its Weights from const params, its Grads from
+// mutable ones), `kNormEps`, and `init<S>(cfg, layout, params, seed)` (the whole model's init).
 #pragma once
 
 #include <string>
@@ -72,5 +74,10 @@ class MixerMlpStack final : public Architecture<S> {
   std::vector<S> part_;         // (N, C): a mixer's or an MLP's output
   std::vector<S> dh_, dn_;      // (N, C) each
 };
+
+// linear-rnn.md's init for deltanet and gla, one generator over the tensors in layout order
+// (`init: default`: F's `_init_weights`; `init: grazzi`: G's DeltaNet layer and LM).
+template <typename S>
+void init_deltanet_gla(const ModelConfig& cfg, const ParamLayout& layout, S* params, uint64_t seed);
 
 }  // namespace srbench::model

@@ -1,20 +1,15 @@
 // MixerMlpStack's members (mixer_stack.hpp), included by the file of each Family, which
-// instantiates it (deltanet.cpp, gla.cpp).
+// instantiates it (mamba.cpp, deltanet.cpp, gla.cpp).
 #pragma once
 
 #include <cmath>
 #include <string>
 
 #include "model/buffers.hpp"
-#include "model/init_random.hpp"
 #include "model/layers.hpp"
 #include "model/mixer_stack.hpp"
 
 namespace srbench::model {
-
-namespace mixer_stack {
-constexpr double kEps = 1e-6;  // every norm of deltanet and gla (linear-rnn.md: F's norm_eps)
-}
 
 template <typename S, typename Family>
 MixerMlpStack<S, Family>::MixerMlpStack(const ModelConfig& cfg)
@@ -81,8 +76,8 @@ CallMemory MixerMlpStack<S, Family>::workspace(int B, int T, bool need_grads, in
 
 template <typename S, typename Family>
 void MixerMlpStack<S, Family>::norm_forward(S* out, S* mean, S* rstd, const S* inp, const S* w, const S* bias, int N) const {
-  if (layer_norm_) layernorm_forward_eps(out, mean, rstd, inp, w, bias, N, C_, mixer_stack::kEps);
-  else rmsnorm_forward_eps(out, rstd, inp, w, N, C_, mixer_stack::kEps);
+  if (layer_norm_) layernorm_forward_eps(out, mean, rstd, inp, w, bias, N, C_, Family::kNormEps);
+  else rmsnorm_forward_eps(out, rstd, inp, w, N, C_, Family::kNormEps);
 }
 
 template <typename S, typename Family>
@@ -154,56 +149,9 @@ const S* MixerMlpStack<S, Family>::block_output(int l) const {
   return h_.data() + static_cast<int64_t>(l + 1) * halves * B_ * T_ * C_;
 }
 
-// linear-rnn.md's init, one generator over the tensors in layout order (`init: default`: F's
-// `_init_weights`, for deltanet and gla; `init: grazzi`: G's DeltaNet layer and LM).
 template <typename S, typename Family>
 void MixerMlpStack<S, Family>::init(S* params, uint64_t seed) const {
-  InitRandom rng(seed);
-  auto uniform = [&] { return rng.uniform(); };
-  auto normal = [&] { return rng.normal(); };
-  const bool grazzi = cfg_.init == InitScheme::Grazzi;
-  for (const auto& p : layout_.tensors()) {
-    S* x = params + p.offset;
-    auto fill_uniform = [&](double b) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(b * (2.0 * uniform() - 1.0));
-    };
-    auto fill_normal = [&](double sd) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(sd * normal());
-    };
-    auto fill = [&](double v) {
-      for (size_t i = 0; i < p.size; ++i) x[i] = static_cast<S>(v);
-    };
-    const std::string& n = p.name;
-    const bool mixer_linear = n.find(".mixer.") != std::string::npos && ends_with(n, "_proj.weight");
-    if (n == "head.bias" || ends_with(n, "ln1.bias") || ends_with(n, "ln2.bias") || n == "ln_f.bias" ||
-        ends_with(n, "gk_proj.1.bias"))
-      fill(0.0);
-    else if (ends_with(n, "ln1.weight") || ends_with(n, "ln2.weight") || n == "ln_f.weight" || ends_with(n, "o_norm.weight"))
-      fill(1.0);
-    else if (ends_with(n, "A_log")) {  // ln a, a ~ U(0, 16); a draw of exactly 0 drawn again
-      for (size_t i = 0; i < p.size; ++i) {
-        double a = 0;
-        while (a == 0) a = 16.0 * uniform();
-        x[i] = static_cast<S>(std::log(a));
-      }
-    } else if (ends_with(n, "dt_bias")) {  // as mamba's dt_proj.bias: softplus⁻¹ of a log-uniform dt
-      for (size_t i = 0; i < p.size; ++i) {
-        const double dt = std::exp(uniform() * (std::log(0.1) - std::log(0.001)) + std::log(0.001));
-        x[i] = static_cast<S>(dt + std::log(-std::expm1(-dt)));
-      }
-    } else if (!grazzi) {
-      fill_normal(0.02);  // tok_emb, head, every Linear and Conv1d weight
-    } else if (mixer_linear) {  // xavier_uniform with gain 2^−2.5
-      const double fan_out = static_cast<double>(p.shape[0]), fan_in = static_cast<double>(p.shape[1]);
-      fill_uniform(std::pow(2.0, -2.5) * std::sqrt(6.0 / (fan_in + fan_out)));
-    } else if (ends_with(n, "conv1d.weight")) {
-      fill_uniform(1.0 / std::sqrt(static_cast<double>(cfg_.d_conv)));
-    } else if (ends_with(n, "mlp.down_proj.weight")) {
-      fill_normal(0.02 / std::sqrt(2.0 * L_));
-    } else {
-      fill_normal(0.02);  // tok_emb, head.weight, mlp.gate_proj, mlp.up_proj
-    }
-  }
+  Family::init(cfg_, layout_, params, seed);
 }
 
 }  // namespace srbench::model
