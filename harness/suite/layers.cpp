@@ -42,7 +42,6 @@ void check_module_path(const std::string& m) {
 
 }  // namespace
 
-
 const std::vector<std::string>& model_section_keys(bool stage2) {
   static const auto make = [](bool with_stage2) {
     std::vector<std::string> keys = model::ModelConfig::keys();
