@@ -1,5 +1,6 @@
 #include "harness/sweep/children.hpp"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -84,6 +85,15 @@ bool read_exactly(int fd, void* buf, size_t n) {
 // index sent back once its item's result is written, and the sweep woken (a SIGCHLD, as a
 // child's end would wake it). Never returns.
 [[noreturn]] void worker_loop(int fd, pid_t parent, const ChildTasks& t) {
+  // A worker runs one run after another, each building its model and buffers anew. glibc serves
+  // blocks of 128 KiB and more with fresh mmaps and hands them back when freed, so every run would
+  // fault in (and zero) its buffers again: half a tiny run's time (bench/run_bench.py --tiny-only).
+  // Up to kKeep the freed memory stays in the heap for the next run instead; larger blocks (a run
+  // that big spends far longer computing) are mapped and unmapped as before. Numbers do not depend
+  // on where memory comes from.
+  constexpr int kKeep = 32 << 20;
+  mallopt(M_MMAP_THRESHOLD, kKeep);
+  mallopt(M_TRIM_THRESHOLD, 2 * kKeep);
   for (;;) {
     uint64_t item = 0;
     if (!read_exactly(fd, &item, sizeof item)) _exit(0);  // no more work, or the sweep is gone
