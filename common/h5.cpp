@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <system_error>
 #include <type_traits>
 
@@ -234,17 +235,20 @@ struct Fd {
 // CRC-32 of bytes [from, from + n) of fd, read in 1 MiB pieces. -1 (and errno set) on a read error
 // or a short file.
 int64_t crc_of(int fd, off_t from, uint64_t n) {
-  std::vector<unsigned char> buf(1 << 20);
+  // At most 1 MiB at a time, and no more than the file holds (a run file is tens of KiB: a
+  // zero-filled 1 MiB buffer per file read was most of the time a resumed sweep spent opening them).
+  const size_t size = static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(n, 1), uint64_t{1} << 20));
+  const auto buf = std::make_unique_for_overwrite<unsigned char[]>(size);
   uLong crc = crc32(0L, Z_NULL, 0);
   while (n > 0) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(n, buf.size()));
-    const ssize_t got = ::pread(fd, buf.data(), want, from);
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(n, size));
+    const ssize_t got = ::pread(fd, buf.get(), want, from);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
       if (got == 0) errno = EIO;
       return -1;
     }
-    crc = crc32(crc, buf.data(), static_cast<uInt>(got));
+    crc = crc32(crc, buf.get(), static_cast<uInt>(got));
     from += got;
     n -= static_cast<uint64_t>(got);
   }

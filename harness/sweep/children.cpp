@@ -88,13 +88,16 @@ bool read_exactly(int fd, void* buf, size_t n) {
   // A worker runs one run after another, each building its model and buffers anew. glibc serves
   // blocks of 128 KiB and more with fresh mmaps and hands them back when freed, so every run would
   // fault in (and zero) its buffers again: half a tiny run's time (bench/run_bench.py --tiny-only).
-  // Up to kKeep the freed memory stays in the heap for the next run instead; larger blocks (a run
-  // that big spends far longer computing) are mapped and unmapped as before. Numbers do not depend
-  // on where memory comes from.
+  // Blocks up to kKeep come from the heap instead, and up to kKeep of freed heap stays for the
+  // next run; after a larger run the rest goes back to the kernel (malloc_trim), so a worker does
+  // not hold a big run's memory through the small runs after it. Larger blocks (a run that big
+  // spends far longer computing) are mapped and unmapped as before. Numbers do not depend on where
+  // memory comes from.
   constexpr int kKeep = 32 << 20;
   mallopt(M_MMAP_THRESHOLD, kKeep);
   mallopt(M_TRIM_THRESHOLD, 2 * kKeep);
   for (;;) {
+    if (mallinfo2().fordblks > static_cast<size_t>(kKeep)) malloc_trim(kKeep);
     uint64_t item = 0;
     if (!read_exactly(fd, &item, sizeof item)) _exit(0);  // no more work, or the sweep is gone
     try {
