@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "model/buffers.hpp"
-#include "model/fastmath.hpp"
+#include "model/lane_dots.hpp"
 #include "model/parallel.hpp"
 
 namespace srbench::model {
@@ -15,21 +15,16 @@ namespace {
 
 int chunks_of(int T) { return (T + DeltaRule<float>::kChunk - 1) / DeltaRule<float>::kChunk; }
 
-// Σ_j a_j b_j over K channels, grouped as fastmath::lane_sum (a fixed order that vectorises).
-template <typename S>
-inline S dot(const S* __restrict a, const S* __restrict b, int K) {
-  return fastmath::lane_sum<S>(K, [&](int64_t j) { return a[j] * b[j]; });
-}
-
 // One step of one (sequence, head): row i of prev → row i of cur, cur_i = α prev_i + (β u_i) k with
-// u_i = v_i − α (prev_i · k); w (K) and u (K) receive prev·k and u. cur may be prev (in place).
+// u_i = v_i − α (prev_i · k); w (K) and u (K) receive prev·k and u. cur may be prev (in place):
+// every row's prev_i · k is taken (all at once, fastmath::lane_dots) before any row changes.
 template <typename S>
 inline void step(S* cur, const S* prev, S* __restrict w, S* __restrict u, const S* __restrict k,
                  const S* __restrict v, S beta, S alpha, int K) {
+  fastmath::lane_dots<S>(K, K, prev, K, k, 0, w);
   for (int i = 0; i < K; ++i) {
     const S* p = prev + static_cast<int64_t>(i) * K;
     S* c = cur + static_cast<int64_t>(i) * K;
-    w[i] = dot(p, k, K);
     u[i] = v[i] - alpha * w[i];
     const S bu = beta * u[i];
     for (int j = 0; j < K; ++j) c[j] = alpha * p[j] + bu * k[j];
@@ -49,10 +44,11 @@ void DeltaRule<S>::buffers(Self& self, const DeltaDims& m, bool need_grads, F&& 
   const int64_t P = static_cast<int64_t>(m.B) * m.H, KK = static_cast<int64_t>(m.K) * m.K;
   f(self.saved_, P * chunks_of(m.T) * KK, Role::Saved);
   f(self.run_, P * KK, Role::Saved);
+  f(self.fvecs_, P * 2 * m.K, Role::Scratch);
   if (!need_grads) return;
   f(self.states_, P * kChunk * KK, Role::Scratch);
   f(self.ds_, P * KK, Role::Scratch);
-  f(self.vecs_, P * 4 * m.K, Role::Scratch);
+  f(self.vecs_, P * 6 * m.K, Role::Scratch);
 }
 
 template <typename S>
@@ -76,18 +72,15 @@ void DeltaRule<S>::forward(S* o, const S* q, const S* k, const S* v, const S* be
   parallel_for(m.B * H, parallel_pairs(m), [&](int p) {
     const int b = p / H, h = p % H;
     S* st = &run_[static_cast<int64_t>(p) * KK];
+    S* w = &fvecs_[static_cast<int64_t>(p) * 2 * K];  // S_{t−1} k
+    S* u = w + K;                                      // v − α w
     std::fill(st, st + KK, S(0));
     for (int t = 0; t < T; ++t) {
       if (t % kChunk == 0) std::memcpy(&saved_[(static_cast<int64_t>(p) * C + t / kChunk) * KK], st, sizeof(S) * KK);
       const int64_t row = static_cast<int64_t>(b) * T + t, off = row * HK + static_cast<int64_t>(h) * K;
-      const S bt = beta[row * H + h], at = alpha ? alpha[row * H + h] : S(1);
-      for (int i = 0; i < K; ++i) {  // as step(), in place, with the read-out of each updated row
-        S* r = st + static_cast<int64_t>(i) * K;
-        const S wi = dot(r, k + off, K);
-        const S bu = bt * (v[off + i] - at * wi);
-        for (int j = 0; j < K; ++j) r[j] = at * r[j] + bu * k[off + j];
-        o[off + i] = dot(r, q + off, K) * scale;
-      }
+      step(st, st, w, u, k + off, v + off, beta[row * H + h], alpha ? alpha[row * H + h] : S(1), K);
+      fastmath::lane_dots<S>(K, K, st, K, q + off, 0, o + off);  // the read-out of the updated rows
+      for (int i = 0; i < K; ++i) o[off + i] *= scale;
     }
   });
 }
@@ -102,10 +95,12 @@ void DeltaRule<S>::backward(S* dq, S* dk, S* dv, S* dbeta, S* dalpha, const S* d
     const int b = p / H, h = p % H;
     S* st = &states_[static_cast<int64_t>(p) * kChunk * KK];  // S_t of the chunk's positions
     S* ds = &ds_[static_cast<int64_t>(p) * KK];                // ∂loss/∂S_t
-    S* w = &vecs_[static_cast<int64_t>(p) * 4 * K];            // S_{t−1} k
+    S* w = &vecs_[static_cast<int64_t>(p) * 6 * K];            // S_{t−1} k
     S* u = w + K;                                                // v − α w
     S* g = u + K;                                                // ∂loss/∂q, then ∂loss/∂k
     S* scaled = g + K;                                           // dout·K^−½
+    S* dsk = scaled + K;                                         // ∂S_t k
+    S* dsp = dsk + K;                                            // Σ_j ∂S_t,ij S_{t−1},ij
     std::fill(ds, ds + KK, S(0));
     for (int c = C - 1; c >= 0; --c) {
       const int t0 = c * kChunk, t1 = std::min(T, t0 + kChunk);
@@ -133,17 +128,17 @@ void DeltaRule<S>::backward(S* dq, S* dk, S* dv, S* dbeta, S* dalpha, const S* d
         }
         std::copy(g, g + K, dq + off);
         // S_t = α S_{t−1} + β u kᵀ, u = v − α S_{t−1} k
-        for (int i = 0; i < K; ++i) {
-          w[i] = dot(prev + static_cast<int64_t>(i) * K, kt, K);
-          u[i] = v[off + i] - at * w[i];
-        }
+        fastmath::lane_dots<S>(K, K, prev, K, kt, 0, w);
+        for (int i = 0; i < K; ++i) u[i] = v[off + i] - at * w[i];
+        fastmath::lane_dots<S>(K, K, ds, K, kt, 0, dsk);  // every row's, before any row of ∂S changes
+        if (alpha) fastmath::lane_dots<S>(K, K, ds, K, prev, K, dsp);
         std::fill(g, g + K, S(0));
         S d_beta = 0, d_alpha = 0;
         for (int i = 0; i < K; ++i) {
           S* di = ds + static_cast<int64_t>(i) * K;
           const S* pi = prev + static_cast<int64_t>(i) * K;
-          const S r = dot(di, kt, K);                  // (∂S_t k)_i
-          const S sp = alpha ? dot(di, pi, K) : S(0);  // Σ_j ∂S_t,ij S_{t−1},ij
+          const S r = dsk[i];                  // (∂S_t k)_i
+          const S sp = alpha ? dsp[i] : S(0);  // Σ_j ∂S_t,ij S_{t−1},ij
           const S du = bt * r;
           const S dw = -at * du;
           d_beta += u[i] * r;

@@ -53,9 +53,10 @@ class DeltaRule {
 
   std::vector<S> saved_;   // (B·H, chunks, K, K): the state before each chunk's first position
   std::vector<S> run_;     // (B·H, K, K): forward's running state
+  std::vector<S> fvecs_;   // (B·H, 2·K): forward: S_{t−1} k and v − α S_{t−1} k
   std::vector<S> states_;  // (B·H, kChunk, K, K): backward: one chunk's states S_t
   std::vector<S> ds_;      // (B·H, K, K): backward: ∂loss/∂S_t
-  std::vector<S> vecs_;    // (B·H, 4·K): backward: w = S_{t−1} k, u, ∂/∂w, ∂/∂k
+  std::vector<S> vecs_;    // (B·H, 6·K): backward: w = S_{t−1} k, u, ∂/∂q|∂/∂k, dout·K^−½, ∂S_t k, ∂S_t·S_{t−1}
 };
 
 }  // namespace srbench::model

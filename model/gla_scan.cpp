@@ -7,19 +7,13 @@
 #include <cstring>
 
 #include "model/buffers.hpp"
-#include "model/fastmath.hpp"
+#include "model/lane_dots.hpp"
 #include "model/parallel.hpp"
 
 namespace srbench::model {
 namespace {
 
 int chunks_of(int T) { return (T + GlaScan<float>::kChunk - 1) / GlaScan<float>::kChunk; }
-
-// Σ_i a_i b_i over n channels, grouped as fastmath::lane_sum (a fixed order that vectorises).
-template <typename S>
-inline S dot(const S* __restrict a, const S* __restrict b, int n) {
-  return fastmath::lane_sum<S>(n, [&](int64_t i) { return a[i] * b[i]; });
-}
 
 // One step of one (sequence, head), transposed state (row j = column j of S): cur_j = α_j prev_j +
 // k_j v. cur may be prev (in place). With `o` (not null) also o = S_t q, rows in order, each row
@@ -120,19 +114,21 @@ void GlaScan<S>::backward(S* dq, S* dk, S* dv, S* dalpha, const S* dout, const S
         for (int i = 0; i < V; ++i) scaled[i] = dout[ov + i] * scale;
         S* dvt = dv + ov;
         std::fill(dvt, dvt + V, S(0));
+        fastmath::lane_dots<S>(K, V, cur, V, scaled, 0, dq + ok);  // ∂q_j = S_t,·j · dout K^−½, every j
+        // S_t = S_{t−1} diag(α) + v kᵀ: ∂v += ∂S_t k, ∂k_j = ∂S_t,·j · v, ∂α_j = ∂S_t,·j · S_{t−1},·j,
+        // ∂S_{t−1},·j = α_j ∂S_t,·j (the dot products of all j at once, between the update and the decay)
         for (int j = 0; j < K; ++j) {
-          const S* cj = cur + static_cast<int64_t>(j) * V;
           S* dj = ds + static_cast<int64_t>(j) * V;
-          dq[ok + j] = dot(cj, scaled, V);
           const S qj = q[ok + j];
           for (int i = 0; i < V; ++i) dj[i] += qj * scaled[i];
-          // S_t = S_{t−1} diag(α) + v kᵀ: ∂v += ∂S_t k, ∂k_j = ∂S_t,·j · v, ∂α_j = ∂S_t,·j · S_{t−1},·j,
-          // ∂S_{t−1},·j = α_j ∂S_t,·j
           const S kj = k[ok + j];
           for (int i = 0; i < V; ++i) dvt[i] += kj * dj[i];
-          dk[ok + j] = dot(dj, v + ov, V);
-          if (alpha) {
-            dalpha[ok + j] = dot(dj, prev + static_cast<int64_t>(j) * V, V);
+        }
+        fastmath::lane_dots<S>(K, V, ds, V, v + ov, 0, dk + ok);
+        if (alpha) {
+          fastmath::lane_dots<S>(K, V, ds, V, prev, V, dalpha + ok);
+          for (int j = 0; j < K; ++j) {
+            S* dj = ds + static_cast<int64_t>(j) * V;
             const S a = alpha[ok + j];
             for (int i = 0; i < V; ++i) dj[i] *= a;
           }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/fastmath.hpp"
+#include "model/lane_dots.hpp"
 
 namespace fm = srbench::model::fastmath;
 
@@ -142,4 +143,53 @@ TEST_CASE("fastmath: lane_sum groups by index mod 16, then pairwise", "[fastmath
     // and the sum itself: within two float ulps of 1e8 (8 each) of the exact sum
     CHECK(std::abs(double(s) - std::accumulate(v.begin(), v.end(), 0.0)) <= 16.0);
   }
+}
+
+TEST_CASE("fastmath: lane_dots gives each row lane_sum's bits, many rows at once", "[fastmath]") {
+  // Products spread over 12 orders of magnitude, so that any other grouping of a row's sum (or a
+  // row's lanes mixed with another's) changes its bits; every block size and remainder of rows and
+  // of the row length, one b for all rows and one per row.
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> mant(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> expo(-20, 20);
+  auto draw = [&] { return std::ldexp(mant(gen), expo(gen)); };
+  int compared = 0, differ = 0, wrong_lane = 0;
+  for (int rows : {1, 7, 8, 9, 15, 16, 17, 33, 40})
+    for (int n : {1, 5, 15, 16, 17, 31, 32, 33, 64, 100})
+      for (bool shared_b : {true, false}) {
+        const int64_t lda = n + 3;  // rows padded: the stride is not the length
+        std::vector<float> a(rows * lda), b(shared_b ? n : rows * lda);
+        for (float& x : a) x = draw();
+        for (float& x : b) x = draw();
+        const int64_t ldb = shared_b ? 0 : lda;
+        std::vector<float> out(rows, -1.0f);
+        fm::lane_dots<float>(rows, n, a.data(), lda, b.data(), ldb, out.data());
+        for (int r = 0; r < rows; ++r) {
+          const float* ar = a.data() + r * lda;
+          const float* br = b.data() + r * ldb;
+          const float want = fm::lane_sum<float>(n, [&](int64_t i) { return ar[i] * br[i]; });
+          // and by hand: lanes i mod 16 in index order, then l and l + w for w = 8, 4, 2, 1
+          float lanes[16] = {};
+          for (int i = 0; i < n; ++i) lanes[i % 16] = lanes[i % 16] + ar[i] * br[i];
+          for (int w = 8; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l) lanes[l] = lanes[l] + lanes[l + w];
+          ++compared;
+          differ += std::memcmp(&out[r], &want, sizeof(float)) != 0;
+          wrong_lane += std::memcmp(&out[r], &lanes[0], sizeof(float)) != 0;
+        }
+      }
+  CHECK(compared == 2 * 10 * (1 + 7 + 8 + 9 + 15 + 16 + 17 + 33 + 40));
+  CHECK(differ == 0);
+  CHECK(wrong_lane == 0);
+  // A grouping that differs is caught: a row whose result depends on which lanes pair first.
+  float one[16 * 1] = {};
+  one[0] = 1e8f, one[8] = 1.0f, one[1] = -1e8f, one[9] = 1.0f;  // (1e8 + 1) + (−1e8 + 1) = 0; 1e8 + −1e8 first would give 2
+  const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  float got = -1;
+  fm::lane_dots<float>(1, 16, one, 16, ones, 0, &got);
+  CHECK(got == 0.0f);
+  std::vector<float> many_a(16 * 16), many_out(16);
+  for (int r = 0; r < 16; ++r) std::copy(one, one + 16, many_a.begin() + 16 * r);
+  fm::lane_dots<float>(16, 16, many_a.data(), 16, ones, 0, many_out.data());
+  for (float x : many_out) CHECK(x == 0.0f);
 }
