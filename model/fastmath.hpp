@@ -117,15 +117,22 @@ inline float exp_nonpositive(float x) {
 // then combined pairwise in a fixed order. Unlike a plain `s = op(s, f(i))` loop (one serial
 // chain) this vectorises into one register of partial results, and the grouping depends only on
 // n, never on a buffer's alignment or the thread count.
+inline constexpr int kLanes = 16;
+
+// lane_reduce's partial results before they are combined: acc[l] = op(init, f(l), f(l + 16), …).
 template <typename S, typename F, typename Op>
-inline S lane_reduce(int64_t n, S init, F f, Op op) {
-  constexpr int kLanes = 16;
-  S acc[kLanes];
-  for (S& a : acc) a = init;
+inline void lane_partials(S* __restrict acc, int64_t n, S init, F f, Op op) {
+  for (int l = 0; l < kLanes; ++l) acc[l] = init;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
     for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], f(i + l));
   for (int l = 0; i + l < n; ++l) acc[l] = op(acc[l], f(i + l));
+}
+
+template <typename S, typename F, typename Op>
+inline S lane_reduce(int64_t n, S init, F f, Op op) {
+  S acc[kLanes];
+  lane_partials(acc, n, init, f, op);
   for (int w = kLanes / 2; w > 0; w /= 2)
     for (int l = 0; l < w; ++l) acc[l] = op(acc[l], acc[l + w]);
   return acc[0];

@@ -18,16 +18,6 @@
 namespace srbench::model::fastmath {
 namespace detail {
 
-// The 16 partial sums of lane_sum(n, a[i]·b[i]) before its tree: acc[l] = Σ_{i ≡ l mod 16} a[i]·b[i],
-// from 0, in index order.
-inline void lane_partials(float* __restrict acc, const float* __restrict a, const float* __restrict b, int64_t n) {
-  for (int l = 0; l < 16; ++l) acc[l] = 0.0f;
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int l = 0; l < 16; ++l) acc[l] = acc[l] + a[i + l] * b[i + l];
-  for (int l = 0; i + l < n; ++l) acc[l] = acc[l] + a[i + l] * b[i + l];
-}
-
 #if defined(__AVX512F__)
 constexpr int kRowsAtOnce = 16;
 typedef float v16 __attribute__((vector_size(64), aligned(64)));
@@ -81,9 +71,7 @@ inline void tree_rows(const float* p, float* out) {
                __builtin_shufflevector(z[0], z[1], 1, 3, 5, 7, 9, 11, 13, 15);
   __builtin_memcpy(out, &s, sizeof(v8));
 }
-#else
-constexpr int kRowsAtOnce = 0;  // no vector tree: one row at a time
-#endif
+#endif  // otherwise no vector tree: lane_dots takes one row at a time
 
 }  // namespace detail
 
@@ -95,10 +83,14 @@ void lane_dots(int rows, int64_t n, const S* a, int64_t lda, const S* b, int64_t
 #if defined(__AVX512F__) || defined(__AVX2__)
   if constexpr (std::is_same_v<S, float>) {
     constexpr int R = detail::kRowsAtOnce;
-    alignas(64) float partial[16 * R];
+    alignas(64) float partial[kLanes * R];
     for (; r + R <= rows; r += R) {
-      for (int k = 0; k < R; ++k)
-        detail::lane_partials(partial + 16 * k, a + (r + k) * lda, b + (r + k) * ldb, n);
+      for (int k = 0; k < R; ++k) {  // each row's 16 partial sums, lane_sum's own
+        const float* ar = a + (r + k) * lda;
+        const float* br = b + (r + k) * ldb;
+        lane_partials(partial + kLanes * k, n, 0.0f, [&](int64_t i) { return ar[i] * br[i]; },
+                      [](float x, float y) { return x + y; });
+      }
       detail::tree_rows(partial, out + r);
     }
   }
