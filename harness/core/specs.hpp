@@ -148,6 +148,7 @@ struct SearchSpec {
 struct Expectation {
   SourceLoc loc;                    // where the entry was written
   std::string entry, model;         // task entry and model entry names
+  std::string minus;                // a model entry: the claim is on model − minus, paired by seed ("": none)
   std::string metric;               // a metric of metric_fields(), or seq_acc / token_acc at (length, condition)
   int64_t length = 0;               // seq_acc / token_acc only
   std::string condition;            // seq_acc / token_acc: the row's ("id" when not given); shift_acc:

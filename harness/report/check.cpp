@@ -36,7 +36,8 @@ std::vector<CheckRow> check_expectations(const std::vector<Expectation>& expecta
     const auto cells = pool_runs(selected, x.over);
     if (cells.empty()) rows.push_back({&x, "", {}, false});
     for (const auto& c : cells) {
-      const PooledValue v = pooled_value(c, q, x.agg, x.fitted_only);
+      const PooledValue v =
+          x.minus.empty() ? pooled_value(c, q, x.agg, x.fitted_only) : paired_value(c, runs, x.minus, q, x.agg, x.fitted_only);
       rows.push_back({&x, c.grid, v, within(x, v.value)});
     }
   }
@@ -45,8 +46,10 @@ std::vector<CheckRow> check_expectations(const std::vector<Expectation>& expecta
 
 std::string claim_text(const Expectation& x) {
   const Quantity q{x.metric, x.length, x.condition};
-  return x.entry + " · " + x.model + " · " + q.label() + ", " + agg_label(x.agg, x.over) +
-         (x.fitted_only ? " of fitted runs" : "") + ", " + bound_text(x);
+  const std::string model = x.minus.empty() ? x.model : x.model + " − " + x.minus;
+  const std::string paired = x.minus.empty() ? "" : x.fitted_only ? " of seeds where both fitted, paired" : ", paired";
+  return x.entry + " · " + model + " · " + q.label() + ", " + agg_label(x.agg, x.over) +
+         (x.minus.empty() && x.fitted_only ? " of fitted runs" : paired) + ", " + bound_text(x);
 }
 
 std::string format_check(const std::vector<CheckRow>& rows, ReportFormat format, const std::string& title) {

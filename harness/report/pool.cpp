@@ -60,23 +60,54 @@ std::vector<PoolCell> pool_runs(const std::vector<RunResult>& runs, const std::v
   return cells;
 }
 
-PooledValue pooled_value(const PoolCell& cell, const Quantity& q, const std::string& agg, bool fitted_only) {
+namespace {
+// `agg` of the values that entered, with their statistics; n is set by the caller.
+PooledValue reduce(const std::vector<double>& values, const std::string& agg, int n) {
   PooledValue out;
-  std::vector<double> values;
-  for (const RunResult* r : cell.runs) {
-    ++out.n;
-    if (fitted_only && r->metrics.fitted != 1) continue;
-    if (const double v = run_value(*r, q); !std::isnan(v)) values.push_back(v);
-  }
+  out.n = n;
   out.stats = seed_stats(values);
   out.k = out.stats.n;
   const SeedStats& s = out.stats;
-  out.value = agg == "median" ? s.median : agg == "max" ? s.max : agg == "min" ? s.min : s.mean;
+  out.value = agg == "median" ? s.median
+              : agg == "max"  ? s.max
+              : agg == "min"  ? s.min
+              : agg == "ci_lo" ? s.ci_lo
+              : agg == "ci_hi" ? s.ci_hi
+                               : s.mean;
   return out;
+}
+}  // namespace
+
+PooledValue pooled_value(const PoolCell& cell, const Quantity& q, const std::string& agg, bool fitted_only) {
+  std::vector<double> values;
+  for (const RunResult* r : cell.runs) {
+    if (fitted_only && r->metrics.fitted != 1) continue;
+    if (const double v = run_value(*r, q); !std::isnan(v)) values.push_back(v);
+  }
+  return reduce(values, agg, static_cast<int>(cell.runs.size()));
+}
+
+PooledValue paired_value(const PoolCell& cell, const std::vector<RunResult>& runs, const std::string& minus,
+                         const Quantity& q, const std::string& agg, bool fitted_only) {
+  std::map<std::pair<std::string, uint64_t>, const RunResult*> partner;  // (grid, seed) → the run of `minus`
+  for (const auto& r : runs)
+    if (r.entry == cell.entry && r.model == minus) partner[{r.grid, r.seed}] = &r;
+  std::vector<double> diffs;
+  for (const RunResult* a : cell.runs) {
+    const auto it = partner.find({a->grid, a->seed});
+    if (it == partner.end()) continue;
+    const RunResult* b = it->second;
+    if (fitted_only && (a->metrics.fitted != 1 || b->metrics.fitted != 1)) continue;
+    const double va = run_value(*a, q), vb = run_value(*b, q);
+    if (!std::isnan(va) && !std::isnan(vb)) diffs.push_back(va - vb);
+  }
+  return reduce(diffs, agg, static_cast<int>(cell.runs.size()));
 }
 
 std::string agg_label(const std::string& agg, const std::vector<std::string>& over) {
-  std::string s = agg + " over seeds";
+  const bool end = agg == "ci_lo" || agg == "ci_hi";
+  std::string s = end ? std::string(agg == "ci_lo" ? "low" : "high") + " end of the mean's 95% interval over seeds"
+                      : agg + " over seeds";
   for (const auto& axis : over)
     if (axis != "seed") s += " × " + axis;
   return s;

@@ -39,7 +39,8 @@ struct PoolCell {
 // seeds, which every cell pools anyway.
 std::vector<PoolCell> pool_runs(const std::vector<RunResult>& runs, const std::vector<std::string>& over);
 
-// A cell's value: `agg` of the quantity over the runs that entered (k of them: the metric defined,
+// A cell's value: `agg` (mean, median, max, min; and for `expect:` claims ci_lo / ci_hi, the ends
+// of the mean's 95% bootstrap interval) of the quantity over the runs that entered (k of them: the metric defined,
 // and fitted with `fitted_only`), with the 95% bootstrap interval of their mean; n counts all the
 // cell's runs (ok, diverged, failed), as the report's `runs`. k/n = 0/n: no value (NaN).
 struct PooledValue {
@@ -48,6 +49,12 @@ struct PooledValue {
   int k = 0, n = 0;
 };
 PooledValue pooled_value(const PoolCell& cell, const Quantity& q, const std::string& agg, bool fitted_only);
+// The same of the paired differences quantity(run) − quantity(its partner): for each run of the cell,
+// the run of model entry `minus` with the same task entry, grid point (all axes, the pooled ones
+// included) and seed. A pair enters when both values are defined (and, with `fitted_only`, both runs
+// fitted); k counts the pairs, n the cell's runs.
+PooledValue paired_value(const PoolCell& cell, const std::vector<RunResult>& runs, const std::string& minus,
+                         const Quantity& q, const std::string& agg, bool fitted_only);
 
 // "max over seeds × train.lr" (over: the axes besides seed).
 std::string agg_label(const std::string& agg, const std::vector<std::string>& over);

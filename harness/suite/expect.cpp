@@ -12,9 +12,11 @@ namespace srbench::harness::suite {
 
 namespace {
 
-const std::vector<std::string> kExpectKeys = {"entry", "model", "metric", "length", "condition", "agg", "over",
+const std::vector<std::string> kExpectKeys = {"entry", "model", "minus", "metric", "length", "condition", "agg", "over",
                                               "fitted_only", "at_least", "at_most", "between", "source"};
-const std::vector<std::string> kAggs = {"mean", "median", "max", "min"};
+// pool.hpp's aggregations, and the ends of the mean's 95% interval (a claim that an effect is
+// there: `minus: B, agg: ci_lo, at_least: 0`)
+const std::vector<std::string> kAggs = {"mean", "median", "max", "min", "ci_lo", "ci_hi"};
 const std::vector<std::string> kCellMetrics = {"seq_acc", "token_acc"};  // per (length, condition)
 
 // The names a claim may use, each list in order of first appearance.
@@ -138,6 +140,10 @@ Expectation read_one(const Reader& R, const YAML::Node& e, const std::string& p,
     if (!e[k]) R.fail(e, p, std::string("missing key '") + k + "': an expectation names entry, model, metric and source");
   x.entry = one_of(R, e["entry"], p + ".entry", "task entry", names.entries);
   x.model = one_of(R, e["model"], p + ".model", "model entry", names.models);
+  if (e["minus"]) {
+    x.minus = one_of(R, e["minus"], p + ".minus", "model entry", names.models);
+    if (x.minus == x.model) R.fail(e["minus"], p + ".minus", "minus names the claim's own model '" + x.model + "'");
+  }
   x.metric = one_of(R, e["metric"], p + ".metric", "metric", names.metrics);
   read_cell(R, e, p, suite, x);
   if (e["agg"]) x.agg = one_of(R, e["agg"], p + ".agg", "aggregation", kAggs);

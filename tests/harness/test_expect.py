@@ -107,8 +107,10 @@ class Runs:
         return np.array(out)
 
 
-def entry(model, metric, bound, agg="mean", over=None, length=None, condition=None, fitted_only=False):
+def entry(model, metric, bound, agg="mean", over=None, length=None, condition=None, fitted_only=False, minus=None):
     e = f"  - {{entry: parity, model: {model}, metric: {metric}, agg: {agg}, {bound}"
+    if minus:
+        e += f", minus: {minus}"
     if over:
         e += f", over: [{', '.join(over)}]"
     if length is not None:
@@ -126,6 +128,43 @@ def bound_for(agg, values):
     if agg == "mean":
         return f"between: [{min(v) - 1e-9!r}, {max(v) + 1e-9!r}]"
     return f"at_least: {min(v)!r}" if agg in ("max", "min") else f"at_most: {max(v)!r}"
+
+
+def paired_values(R, metric, lr=None, length=None, fitted_only=False):
+    """metric(a) − metric(b) for each run of a (at learning rate lr, or all) and b's run of the same grid
+    point and seed, where both are defined (and both fitted under fitted_only)."""
+    b = R.cell("b")
+    out = []
+    for _, ra in R.cell("a", lr).iterrows():
+        rb = b[(b["grid"] == ra["grid"]) & (b["seed"] == ra["seed"])]
+        if len(rb) != 1 or (fitted_only and (ra["fitted"] != 1 or rb.iloc[0]["fitted"] != 1)):
+            continue
+        va, vb = R.values(ra.to_frame().T, metric, length), R.values(rb, metric, length)
+        if len(va) and len(vb):
+            out.append(va[0] - vb[0])
+    return np.array(out)
+
+
+def paired_entries(R):
+    """Claims on a − b paired by seed (minus: b), pooled over the learning rates and one per rate:
+    [(yaml entry, the rows --check must print)]; a claim no pair enters (k = 0) is untestable."""
+    out = []
+    for metric, agg, over, length, fitted_only in (("id_acc", "mean", ["train.lr"], None, False),
+                                                   ("token_acc", "median", None, 16, False),
+                                                   ("id_acc", "min", ["train.lr"], None, True),
+                                                   ("id_acc", "ci_lo", None, None, False)):
+        cells = [(None, "")] if over else [(lr, f"train.lr={lr}") for lr in ("0.001", "0.01")]
+        values = [paired_values(R, metric, lr, length, fitted_only) for lr, _ in cells]
+        ci = agg.startswith("ci_")  # the interval's end: checked against report --compare's (main)
+        bound = "at_least: -1" if ci or any(len(v) == 0 for v in values) else bound_for(agg, values)
+        rows = [(metric, None if ci else float(AGG[agg](v)) if len(v) else math.nan,
+                 float(np.mean(v)) if len(v) else math.nan,
+                 len(v), len(R.cell("a", lr)), grid,
+                 "holds" if len(v) >= (2 if ci else 1) else "FAILS" if len(v) else "FAILS: untestable (k = 0)")
+                for (lr, grid), v in zip(cells, values)]
+        out.append((entry("a", metric, bound, agg, over, length, fitted_only=fitted_only, minus="b"), rows))
+    check(sum(r[3] for _, rows in out for r in rows) >= 6, "the paired claims compare too few pairs")
+    return out
 
 
 def holding_entries(R):
@@ -182,6 +221,10 @@ def check_rows(out, rows):
     for i, ((metric, value, mean, k, n, grid, want), (_, got)) in enumerate(zip(rows, df.iterrows())):
         check(metric in got["claim"], f"row {i}: claim {got['claim']} names {metric}")
         check(("" if pd.isna(got["grid"]) else text(got["grid"])) == grid, f"row {i}: grid '{got['grid']}' != '{grid}'")
+        if value is None:  # an interval's end (agg ci_lo / ci_hi): the row's own interval, inside [min, max]
+            value = got["ci_lo"] if "low end" in got["claim"] else got["ci_hi"]
+            check(got["k"] < 2 or got["ci_lo"] <= got["mean"] <= got["ci_hi"],
+                  f"row {i}: interval {got['ci_lo']}, {got['ci_hi']}")  # one value (k = 1): no interval, fails
         check(same(got["value"], value), f"row {i} {metric}: value {got['value']} != numpy {value}")
         check(same(got["mean"], mean), f"row {i} {metric}: mean {got['mean']} != numpy {mean}")
         check((got["k"], got["n"]) == (k, n), f"row {i} {metric}: k/n {got['k']}/{got['n']} != {k}/{n}")
@@ -216,6 +259,8 @@ MALFORMED = [  # (entry, what the message must name)
      "no condition of entry parity 'id'"),
     ('{entry: parity, model: a, metric: seq_acc, at_least: 0.5, source: "x"}', "needs a length"),
     ('[parity, a]', "expected a map"),
+    ('{entry: parity, model: a, minus: a, metric: id_acc, at_least: 0.5, source: "x"}', "minus names the claim's own"),
+    ('{entry: parity, model: a, minus: bb, metric: id_acc, at_least: 0.5, source: "x"}', "did you mean 'b'"),
 ]
 
 
@@ -271,6 +316,28 @@ def main():
         base_path, base_ids = make_suite_file(a, tmp, "base", BASE)
         R = Runs(base_path)
         holding, rows = holding_entries(R)
+        paired = paired_entries(R)
+        p_path, _ = make_suite_file(a, tmp, "paired", BASE + "expect:\n" + "".join(y for y, _ in paired))
+        r = run([a.srbench, "report", p_path, "--check", "--format", "csv"])
+        check_rows(r.stdout, [row for _, rows_ in paired for row in rows_])
+        check(r.returncode == (0 if all(row[6] == "holds" for _, rows_ in paired for row in rows_) else 1),
+              f"--check on the paired claims: exit {r.returncode}")
+        check("a − b" in r.stdout and "paired" in r.stdout, "a paired claim reads 'a − b …, paired'")
+        # the paired id_acc interval per learning rate is report --compare a b's (its own code)
+        got = pd.read_csv(io.StringIO(r.stdout), keep_default_na=False, na_values=["nan", ""])
+        cmp = pd.read_csv(io.StringIO(run([a.srbench, "report", p_path, "--compare", "a", "b", "--format", "csv"]).stdout),
+                          keep_default_na=False, na_values=["nan", ""])
+        ends = got[got["claim"].str.contains("low end")]
+        check(len(ends) == 2, f"two ci_lo rows (one per learning rate): {len(ends)}")
+        for _, e in ends.iterrows():
+            c = cmp[(cmp["metric"] == "id_acc") & (cmp["grid"] == e["grid"])]
+            check(len(c) == 1 and same(c.iloc[0]["diff_ci_lo"], e["value"]) and same(c.iloc[0]["diff_mean"], e["mean"])
+                  and int(c.iloc[0]["diff_n"]) == e["k"],
+                  f"ci_lo at {e['grid']}: {e['value']} / {e['mean']} / k {e['k']} against --compare's {c.to_dict('records')}")
+        for y, rows_ in paired:  # the claims that hold join the holding list
+            if all(row[6] == "holds" for row in rows_):
+                holding += y
+                rows += rows_
         good_yaml = BASE + "expect:\n" + holding.splitlines(keepends=True)[0]
 
         path, ids = make_suite_file(a, tmp, "holds", BASE + "expect:\n" + holding)

@@ -15,6 +15,10 @@ whose status row in docs/results.md says "not yet run" has no data yet; its entr
 - `<suite>-lengths-fitted.csv` (`--lengths --fitted`): seq_acc by length, condition id, fitted runs.
 - `<suite>-errors.csv` (`--errors`): 1 − token_acc by condition and length over all runs, so
   token_acc's mean is 1 − the error's mean and its min is 1 − the error's max.
+- `<suite>-runs.csv` (scripts/runs_csv.py): every run's values. It alone answers a paired entry
+  (`minus: B`: the differences with B's run of the same grid point and seed) and the ends of the
+  mean's interval (`agg: ci_lo` / `ci_hi`, through srbench.analysis.seed_stats, the report's own
+  statistics), as `srbench report --check` computes them from the suite file.
 A fitted-only entry whose cell has every run fitted is answered by the all-runs tables, which
 then hold the same runs. Grid axes not in `over` are not pooled (the entry is checked at each grid
 point and holds where every point holds); `over` axes pool the cells: max of their maxima, min of
@@ -68,6 +72,7 @@ class SuiteTables:
         self.summary_fitted = read_table(path("-fitted.csv"))
         self.lengths_fitted = read_table(path("-lengths-fitted.csv"))
         self.errors = read_table(path("-errors.csv"))
+        self.runs = read_table(path("-runs.csv"))
         if self.summary is None:
             raise Unanswerable(f"no docs/data/{suite}.csv")
 
@@ -161,11 +166,62 @@ def cell_stats(tables, x, grid_row):
     return from_row(stats_row(summary, x, grid, "metric", metric))
 
 
+def per_run(tables, x):
+    """(model, grid, seed) → (value, fitted) of the entry's quantity for every run of its entry, from
+    -runs.csv (NaN where the run lacks it: steps_to_target or fitted below 0, as the report)."""
+    if tables.runs is None:
+        raise Unanswerable("a paired entry or an interval's end needs docs/data/<suite>-runs.csv")
+    m = x["metric"]
+    if m in ("seq_acc", "token_acc"):
+        q = (m, x.get("condition", "id"), str(x["length"]))
+    elif m == "shift_acc" and "condition" in x:
+        raise Unanswerable("one shift's shift_acc is not in -runs.csv")
+    else:
+        q = (m, "", "")
+    out = {}
+    for r in tables.runs:
+        if r["entry"] == x["entry"] and (r["quantity"], r["condition"], r["length"]) == q:
+            v = number(r["value"])
+            if m in ("steps_to_target", "fitted") and v < 0:
+                v = math.nan
+            out[(r["model"], r["grid"], r["seed"])] = (v, r["fitted"] == "1")
+    return out
+
+
+def evaluate_runs(tables, x, over):
+    """[(grid, value)] of the entry from its runs' values: with `minus`, the paired differences."""
+    from srbench.analysis import seed_stats  # the report's statistics (the built module)
+    values, fitted_only, minus = per_run(tables, x), bool(x.get("fitted_only", False)), x.get("minus")
+    cells = {}
+    for (model, grid, seed), (v, fitted) in values.items():
+        if model != x["model"]:
+            continue
+        cell = cells.setdefault(grid_without(grid, over), [])
+        if fitted_only and not fitted:
+            continue
+        if minus:
+            partner = values.get((minus, grid, seed))
+            if partner is None or (fitted_only and not partner[1]):
+                continue
+            v -= partner[0]
+        if not math.isnan(v):
+            cell.append(v)
+    if not cells:
+        raise Unanswerable("no runs of the entry's entry and model in -runs.csv")
+    out = []
+    for grid, cell in cells.items():
+        st = seed_stats(cell)
+        out.append((grid, st[x.get("agg", "mean")] if st["n"] else math.nan))
+    return out
+
+
 def evaluate(tables, x):
     """[(grid, value)] of the entry: one per grid point left after pooling the `over` axes."""
     over = x.get("over", [])
     over = [over] if isinstance(over, str) else list(over)
     agg = x.get("agg", "mean")
+    if "minus" in x or agg in ("ci_lo", "ci_hi"):
+        return evaluate_runs(tables, x, over)
     cells = tables.cells(x, over)
     if not cells:
         raise Unanswerable("no summary rows of the entry's entry and model")
@@ -211,7 +267,8 @@ def claim_text(x):
     q = x["metric"] + (f"[length={x['length']}]" if "length" in x else "") + \
         (f"[condition={x['condition']}]" if "condition" in x else "")
     over = x.get("over")
-    return (f"{x['entry']} · {x['model']} · {q}, {x.get('agg', 'mean')}" + (f" over {over}" if over else "") +
+    model = x["model"] + (f" − {x['minus']}" if "minus" in x else "")
+    return (f"{x['entry']} · {model} · {q}, {x.get('agg', 'mean')}" + (f" over {over}" if over else "") +
             (" of fitted runs" if x.get("fitted_only") else "") + f", {bound_text(x)}")
 
 
