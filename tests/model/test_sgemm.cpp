@@ -43,10 +43,11 @@ TEST_CASE("sgemm: the kernel compiled in is the one this build tests", "[sgemm]"
 
 TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and strides", "[sgemm][reference]") {
   // Shapes cross every blocking edge of the kernel: partial register tiles in rows (m not a
-  // multiple of 6 or 8) and columns (n not a multiple of 16 or 32), row blocks (m > 96), inner
+  // multiple of the 6, 8 or 12 rows of a tile) and columns (n not a multiple of 16, 32 or 64), the
+  // last panel of each width (1 to 4 vectors: n = 200, 100, 33, 96), row blocks (m > 96), inner
   // blocks (k > 512), and k = 0; operands plain, transposed and with padded strides.
-  const int shapes[][3] = {{1, 1, 1},    {7, 33, 5},    {8, 32, 64},  {13, 17, 129}, {97, 65, 40},
-                           {200, 96, 513}, {5, 100, 1100}, {64, 31, 0}, {300, 48, 128}};
+  const int shapes[][3] = {{1, 1, 1},      {7, 33, 5},     {8, 32, 64},   {13, 17, 129}, {97, 65, 40},
+                           {200, 96, 513}, {5, 100, 1100}, {64, 31, 0},   {300, 48, 128}, {150, 200, 70}};
   int cases = 0;
   for (const auto& sh : shapes) {
     const int m = sh[0], n = sh[1], k = sh[2];
@@ -69,7 +70,7 @@ TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and
       }
     }
   }
-  CHECK(cases == 9 * 4 * 3);
+  CHECK(cases == 10 * 4 * 3);
 }
 
 TEST_CASE("sgemm: skipping the zeros of a lower-triangular A equals the plain loops", "[sgemm][reference]") {
