@@ -496,20 +496,25 @@ TEST_CASE("search: transfer matrix against a hand computation", "[harness][searc
   CHECK(compute_transfer({runs[0], runs[1]}).empty());
 }
 
+namespace {
+// A finished run of task entry add for the transfer matrix: GeLU (from "") or with the splines of
+// search `from` (searched on add), at one seed, with its id_acc.
+RunResult transfer_run(const std::string& model, const std::string& from, uint64_t seed, double acc) {
+  RunResult r;
+  r.run_id = model + std::to_string(seed), r.entry = "add", r.task = "add", r.model = model, r.seed = seed;
+  r.splines_from = from, r.splines_task = from.empty() ? "" : "add";
+  if (!from.empty()) r.splines.resize(1);
+  r.metrics.id_acc = acc;
+  return r;
+}
+}  // namespace
+
 TEST_CASE("search: transfer matrix intervals are paired by seed, worked by hand", "[harness][search]") {
-  auto run = [](const std::string& model, const std::string& from, uint64_t seed, double acc) {
-    RunResult r;
-    r.run_id = model + std::to_string(seed), r.entry = "add", r.task = "add", r.model = model, r.seed = seed;
-    r.splines_from = from, r.splines_task = from.empty() ? "" : "add";
-    if (!from.empty()) r.splines.resize(1);
-    r.metrics.id_acc = acc;
-    return r;
-  };
   // baseline seeds 0..2; the variant has seed 3 too, which has no baseline to pair with
-  const std::vector<RunResult> runs = {run("gelu", "", 0, 0.5),      run("gelu", "", 1, 0.6),
-                                       run("gelu", "", 2, 0.9),      run("from-add", "s", 0, 0.9),
-                                       run("from-add", "s", 1, 1.0), run("from-add", "s", 2, 0.95),
-                                       run("from-add", "s", 3, 0.2)};
+  const std::vector<RunResult> runs = {transfer_run("gelu", "", 0, 0.5),      transfer_run("gelu", "", 1, 0.6),
+                                       transfer_run("gelu", "", 2, 0.9),      transfer_run("from-add", "s", 0, 0.9),
+                                       transfer_run("from-add", "s", 1, 1.0), transfer_run("from-add", "s", 2, 0.95),
+                                       transfer_run("from-add", "s", 3, 0.2)};
   const TransferMatrix t = compute_transfer(runs);
   REQUIRE(t.paired == std::vector<int>{3});
   // delta: mean over the 4 variant runs of (acc − baseline mean 2/3)
@@ -530,6 +535,27 @@ TEST_CASE("search: transfer matrix intervals are paired by seed, worked by hand"
   const TransferMatrix one = compute_transfer({runs[0], runs[3]});
   CHECK(one.paired == std::vector<int>{1});
   CHECK(std::isnan(one.id_acc_delta_lo[0]));
+}
+
+TEST_CASE("search: the transfer matrix's interval is report --compare's for the same pairs", "[harness][search]") {
+  // The bootstrap resamples values in the order it is given; the report's statistics (seed_stats,
+  // --compare, expect:) give it the values in ascending order. The transfer matrix gave it the
+  // differences in the runs' order, and so printed another interval for the same pairs: these are
+  // splines-control's copy runs, GeLU and dyck's spline (−0.149 [−0.198, −0.111] in the matrix,
+  // [−0.198, −0.113] from --compare).
+  const double base[] = {0.89453125, 0.921875, 0.91015625, 0.91015625, 0.91796875}, variant[] = {0.74609375, 0.6796875, 0.796875, 0.765625, 0.8203125};
+  std::vector<RunResult> runs;
+  for (const uint64_t seed : {0, 1, 2, 3, 4}) runs.push_back(transfer_run("gelu", "", seed, base[seed]));
+  for (const uint64_t seed : {0, 1, 2, 3, 4}) runs.push_back(transfer_run("from-add", "s", seed, variant[seed]));
+  const TransferMatrix t = compute_transfer(runs);
+  REQUIRE(t.paired == std::vector<int>{5});
+  const auto diffs = compare_models(runs, "from-add", "gelu");
+  const auto id = std::find_if(diffs.begin(), diffs.end(), [](const PairedDiff& d) { return d.metric == "id_acc"; });
+  REQUIRE(id != diffs.end());
+  REQUIRE(id->diff.n == 5);
+  CHECK(t.id_acc_delta_lo[0] == id->diff.ci_lo);
+  CHECK(t.id_acc_delta_hi[0] == id->diff.ci_hi);
+  CHECK(t.id_acc_delta[0] == Approx(id->diff.mean).margin(1e-12));  // every variant run is paired here
 }
 
 TEST_CASE("search: sweep runs searches first, stores them, resumes, and shards agree", "[harness][search]") {
