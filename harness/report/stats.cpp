@@ -31,10 +31,12 @@ SeedStats seed_stats(const std::vector<double>& values) {
   return s;
 }
 
-Interval bootstrap_mean_interval(const std::vector<double>& values, double level, int resamples) {
+Interval bootstrap_mean_interval(const std::vector<double>& unordered, double level, int resamples) {
   Interval out;
-  const size_t n = values.size();
+  const size_t n = unordered.size();
   if (n < 2 || resamples < 1) return out;
+  std::vector<double> values = unordered;  // resampled in ascending order: the interval does not
+  std::sort(values.begin(), values.end());  // depend on the order the values come in
   tasks::Rng rng(0x626f6f7473747261ULL);  // fixed: the same values give the same interval
   std::vector<double> means(static_cast<size_t>(resamples));
   for (auto& m : means) {

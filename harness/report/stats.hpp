@@ -20,7 +20,8 @@ SeedStats seed_stats(const std::vector<double>& values);
 // A percentile-bootstrap interval of the mean of `values` (the seeds of a group): `resamples`
 // resamples of n values drawn with replacement, their means sorted, and the interval between the
 // (1 − level)/2 and (1 + level)/2 quantiles (nearest rank). Deterministic: the draws come from a
-// fixed seed. With few seeds it is narrow (for n = 2 it spans the two values at most, and it
+// fixed seed, over the values in ascending order, so the same values in any order give the same
+// interval. With few seeds it is narrow (for n = 2 it spans the two values at most, and it
 // never leaves [min, max]): it describes the seeds at hand, not a population. NaN for n < 2.
 struct Interval {
   double lo = kNaN, hi = kNaN;

@@ -59,8 +59,8 @@ TransferMatrix compute_transfer(const std::vector<RunResult>& runs) {
   for (size_t i = 0; i < R * C; ++i) {
     t.id_acc_delta.push_back(seed_stats(deltas[i]).mean);
     t.steps_ratio.push_back(seed_stats(ratios[i]).mean);
-    const SeedStats ci = seed_stats(paired[i]);  // the report's interval (of the values in ascending order)
-    t.id_acc_delta_lo.push_back(ci.ci_lo), t.id_acc_delta_hi.push_back(ci.ci_hi);
+    const Interval ci = bootstrap_mean_interval(paired[i]);
+    t.id_acc_delta_lo.push_back(ci.lo), t.id_acc_delta_hi.push_back(ci.hi);
     t.paired.push_back(static_cast<int>(paired[i].size()));
   }
   return t;

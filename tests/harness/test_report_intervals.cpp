@@ -57,6 +57,18 @@ TEST_CASE("bootstrap interval of a mean: exact for tiny n, degenerate for consta
   const Interval two = bootstrap_mean_interval({0.2, 0.6});
   CHECK(two.lo == 0.2);
   CHECK(two.hi == 0.6);
+  // the same values in any order: the same interval (splines-control's paired differences, in seed
+  // order and sorted, gave [-0.198, -0.111] and [-0.198, -0.113] when the order mattered)
+  const std::vector<double> by_seed = {-0.1484375, -0.2421875, -0.11328125, -0.14453125, -0.09765625};
+  std::vector<double> sorted = by_seed, reversed = by_seed;
+  std::sort(sorted.begin(), sorted.end());
+  std::reverse(reversed.begin(), reversed.end());
+  const Interval a = bootstrap_mean_interval(by_seed), b = bootstrap_mean_interval(sorted),
+                 c = bootstrap_mean_interval(reversed);
+  CHECK(a.lo == b.lo);
+  CHECK(a.hi == b.hi);
+  CHECK(c.lo == b.lo);
+  CHECK(c.hi == b.hi);
   // n = 4 and 5: the sampled quantiles against every one of the n^n resamples
   for (const std::vector<double>& v : {std::vector<double>{0.1, 0.4, 0.5, 0.9}, std::vector<double>{0.0, 0.2, 0.3, 0.35, 1.0}}) {
     const Interval ci = bootstrap_mean_interval(v, 0.95, 200000);
