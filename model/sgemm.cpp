@@ -53,12 +53,9 @@ inline V vzero() { return _mm512_setzero_ps(); }
 inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 // Panels of up to four vectors (64 columns). Rows per register tile for a panel of nv vectors
 // (its accumulators, nv B vectors and a broadcast within the 32 registers): 12 × 1, 8 × 2, 8 × 3,
-// 6 × 4. Measured on the linear layers' products of S, M and L (AMD EPYC, CPU time), 6 × 4 panels
-// ran about 10% faster than 8 × 2 ones; wider tiles reuse each broadcast for more columns.
-#ifndef SRBENCH_SGEMM_TILES
-#define SRBENCH_SGEMM_TILES 12, 8, 8, 6
-#endif
-constexpr int kMRs[] = {SRBENCH_SGEMM_TILES};
+// 6 × 4. On the linear layers' products of S, M and L (AMD EPYC, CPU time) this ran about 5%
+// faster than 8 × 2 throughout (performance.md, round 11): wider tiles reuse each broadcast.
+constexpr int kMRs[] = {12, 8, 8, 6};
 #else
 constexpr SgemmKernel kKernel = SgemmKernel::kAvx2;
 using V = __m256;
@@ -68,11 +65,7 @@ inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
 inline V vbroadcast(float x) { return _mm256_set1_ps(x); }
 inline V vzero() { return _mm256_setzero_ps(); }
 inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-// 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
-#ifndef SRBENCH_SGEMM_TILES
-#define SRBENCH_SGEMM_TILES 6, 6
-#endif
-constexpr int kMRs[] = {SRBENCH_SGEMM_TILES};
+constexpr int kMRs[] = {6, 6};  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
 #endif
 
 constexpr int kNV = sizeof(kMRs) / sizeof(kMRs[0]);  // vectors per panel of B, at most
