@@ -11,21 +11,18 @@
 //   bench_model --peak                                             a core's float32 FMA peak:
 //               GFLOP/s of independent FMA chains on the widest vector unit the build targets (a line
 //               naming the unit, then peak_gflops=)
-//   bench_model --gemm                                             a core's float32 GEMM rate:
-//               GFLOP/s of a 512×512×512 Eigen product, one thread (median of 15), and of the
-//               same product on our kernel (model/sgemm)
+//   bench_model --gemm                                             our kernel's (model/sgemm) float32
+//               GEMM rate: GFLOP/s of a 512×512×512 product, one thread (median of 15)
 //   bench_model --shapes                                           the linear layers' products of S, M
-//               and L (forward, input gradient, weight gradient), Eigen's against sgemm, GFLOP/s
-// GCC 12's false -Wmaybe-uninitialized warnings inside Eigen's AVX-512 product code (as in
-// model/layers.cpp).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+//               and L (forward, input gradient, weight gradient) on sgemm, GFLOP/s
+// Eigen's side of both (performance.md's reference rate) is bench/eigen/bench_eigen: this program
+// is built, as srbench is, with EIGEN_DONT_VECTORIZE, under which Eigen's products are scalar.
 
 #include <omp.h>
 #include <sys/resource.h>
 
 #include <immintrin.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -35,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gemm_shapes.hpp"
 #include "common/float_mode.hpp"
 #include "model/model.hpp"
 #include "model/optim.hpp"
@@ -115,77 +113,39 @@ Result run(const BenchConfig& bc, int nt, int steps) {
   return {times[times.size() / 2], cpu_times[cpu_times.size() / 2], loss, static_cast<int64_t>(m.layout().total())};
 }
 
-// GFLOP/s of a 512×512×512 product, one thread: the median of 15 after 3 warm-up products.
-template <typename F>
-double gemm_gflops(F&& product) {
-  const int n = 512;
-  std::vector<double> rates;
-  for (int r = 0; r < 18; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    product();
-    const auto t1 = std::chrono::steady_clock::now();
-    if (r >= 3) rates.push_back(2.0 * n * n * n / std::chrono::duration<double>(t1 - t0).count() * 1e-9);
-  }
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
-}
-
-// The spec's reference rate (Eigen's product) and our own kernel's (model/sgemm) on the same matrices.
-void print_gemm_rates() {
-  const int n = 512;
-  Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n), b = Eigen::MatrixXf::Random(n, n), c(n, n), d(n, n);
-  const double eigen = gemm_gflops([&] { c.noalias() = a * b; });
+// Our kernel's (model/sgemm) rate on the 512³ product; bench_eigen --gemm times Eigen's on the
+// same shape (performance.md's reference rate, built with Eigen's vector code).
+void print_gemm_rate() {
   using namespace srbench::model;
-  const double ours = gemm_gflops(
-      [&] { sgemm(n, n, n, {a.data(), n, 1}, {b.data(), n, 1}, d.data(), n, GemmInit::kZero); });  // aᵀ·bᵀ
-  std::fprintf(stderr, "%g %g\n", c(0, 0), d(0, 0));  // keep the products
-  std::printf("gflops=%.2f sgemm_gflops=%.2f\n", eigen, ours);
-}
-
-// GFLOP/s of the linear layers' three products (y = x·Wᵀ, dX = dY·W, dW += dYᵀ·X), one row chunk
-// of each configuration (half of batch × T rows, at least 256), on Eigen's product and on sgemm.
-void print_shapes() {
-  using MatR = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Map = Eigen::Map<MatR>;
-  using namespace srbench::model;
-  struct Shape {
-    const char* name;
-    int rows, in, out;
-  };
-  const Shape shapes[] = {{"S qkv", 512, 64, 192},    {"S fc1", 512, 64, 256},   {"S fc2", 512, 256, 64},
-                          {"M qkv", 1024, 128, 384},  {"M o", 1024, 128, 128},   {"M fc1", 1024, 128, 512},
-                          {"M fc2", 1024, 512, 128},  {"L fc1", 1024, 256, 1024}, {"L fc2", 1024, 1024, 256}};
+  const int n = srbench::bench::kGemmN;
   std::mt19937 gen(1);
-  std::normal_distribution<float> nd;
-  std::printf("GFLOP/s, 1 thread, best of 7 x 5 products: Eigen / sgemm\n");
-  std::printf("%-7s%7s%5s%5s %15s %15s %15s\n", "shape", "rows", "in", "out", "y = x.W^T", "dX = dY.W",
-              "dW += dY^T.X");
-  for (const Shape& sh : shapes) {
+  std::uniform_real_distribution<float> ud(-1.0f, 1.0f);
+  std::vector<float> a(static_cast<size_t>(n) * n), b(a.size()), d(a.size());
+  for (auto* v : {&a, &b})
+    for (float& e : *v) e = ud(gen);
+  const double ours = srbench::bench::gemm_gflops(
+      [&] { sgemm(n, n, n, {a.data(), n, 1}, {b.data(), n, 1}, d.data(), n, GemmInit::kZero); });
+  std::fprintf(stderr, "%g\n", d[0]);  // keep the product
+  std::printf("sgemm_gflops=%.2f\n", ours);
+}
+
+// The linear layers' three products (y = x·Wᵀ, dX = dY·W, dW += dYᵀ·X) of S, M and L on sgemm,
+// GFLOP/s; bench_eigen --shapes times the same products on Eigen's.
+void print_shapes() {
+  using namespace srbench::model;
+  using srbench::bench::GemmShape;
+  using srbench::bench::ShapeOperands;
+  srbench::bench::print_shape_table("sgemm", [](const GemmShape& sh, ShapeOperands& o) {
     const int N = sh.rows, K = sh.in, OC = sh.out;
-    std::vector<float> x(static_cast<size_t>(N) * K), w(static_cast<size_t>(OC) * K), dy(static_cast<size_t>(N) * OC),
-        y(dy.size()), dx(x.size()), dw(w.size());
-    for (auto* v : {&x, &w, &dy})
-      for (float& e : *v) e = nd(gen);
-    Map X(x.data(), N, K), W(w.data(), OC, K), Y(y.data(), N, OC), DY(dy.data(), N, OC), DX(dx.data(), N, K),
-        DW(dw.data(), OC, K);
-    const auto rate = [&](auto&& product) {
-      double best = 1e30;
-      for (int r = 0; r < 7; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < 5; ++i) product();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 5);
-      }
-      return 2.0 * N * K * OC / best * 1e-9;
-    };
-    const double e1 = rate([&] { Y.noalias() = X * W.transpose(); });
-    const double o1 = rate([&] { sgemm(N, OC, K, {x.data(), K, 1}, {w.data(), 1, K}, y.data(), OC, GemmInit::kZero); });
-    const double e2 = rate([&] { DX.noalias() = DY * W; });
-    const double o2 = rate([&] { sgemm(N, K, OC, {dy.data(), OC, 1}, {w.data(), K, 1}, dx.data(), K, GemmInit::kZero); });
-    const double e3 = rate([&] { DW.noalias() += DY.transpose() * X; });
-    const double o3 =
-        rate([&] { sgemm(OC, K, N, {dy.data(), 1, OC}, {x.data(), K, 1}, dw.data(), K, GemmInit::kAccumulate); });
-    std::printf("%-7s%7d%5d%5d %7.0f /%6.0f %7.0f /%6.0f %7.0f /%6.0f\n", sh.name, N, K, OC, e1, o1, e2, o2, e3, o3);
-  }
+    return std::array<double, 3>{
+        srbench::bench::shape_gflops(
+            sh, [&] { sgemm(N, OC, K, {o.x.data(), K, 1}, {o.w.data(), 1, K}, o.y.data(), OC, GemmInit::kZero); }),
+        srbench::bench::shape_gflops(
+            sh, [&] { sgemm(N, K, OC, {o.dy.data(), OC, 1}, {o.w.data(), K, 1}, o.dx.data(), K, GemmInit::kZero); }),
+        srbench::bench::shape_gflops(sh, [&] {
+          sgemm(OC, K, N, {o.dy.data(), 1, OC}, {o.x.data(), K, 1}, o.dw.data(), K, GemmInit::kAccumulate);
+        })};
+  });
 }
 
 // GFLOP/s of a core's fused multiply-adds: 12 independent accumulator chains of the widest vector
@@ -261,7 +221,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const bool has = i + 1 < argc;
     if (!std::strcmp(argv[i], "--gemm")) {
-      print_gemm_rates();
+      print_gemm_rate();
       return 0;
     } else if (!std::strcmp(argv[i], "--shapes")) {
       print_shapes();

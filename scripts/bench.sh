@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j2 --target bench_model bench_tasks srbench srbench_python > /dev/null
+cmake --build build -j2 --target bench_model bench_eigen bench_tasks srbench srbench_python > /dev/null
 PYTHONPATH=build/python /usr/bin/python3 bench/bench_python_tasks.py --bench-tasks build/bench/bench_tasks
 echo
 exec /usr/bin/python3 bench/run_bench.py --build build "$@"
