@@ -50,13 +50,20 @@ class DeltaRule {
  private:
   template <typename Self, typename F>
   static void buffers(Self& self, const DeltaDims& m, bool need_grads, F&& f);
+  // forward and backward with a gate (alpha given) or without (α ≡ 1, its products left out).
+  template <bool Gated>
+  void forward_impl(S* o, const S* q, const S* k, const S* v, const S* beta, const S* alpha, const DeltaDims& m);
+  template <bool Gated>
+  void backward_impl(S* dq, S* dk, S* dv, S* dbeta, S* dalpha, const S* dout, const S* q, const S* k, const S* v,
+                     const S* beta, const S* alpha, const DeltaDims& m);
 
   std::vector<S> saved_;   // (B·H, chunks, K, K): the state before each chunk's first position
   std::vector<S> run_;     // (B·H, K, K): forward's running state
   std::vector<S> fvecs_;   // (B·H, 2·K): forward: S_{t−1} k and v − α S_{t−1} k
   std::vector<S> states_;  // (B·H, kChunk, K, K): backward: one chunk's states S_t
   std::vector<S> ds_;      // (B·H, K, K): backward: ∂loss/∂S_t
-  std::vector<S> vecs_;    // (B·H, 6·K): backward: w = S_{t−1} k, u, ∂/∂q|∂/∂k, dout·K^−½, ∂S_t k, ∂S_t·S_{t−1}
+  std::vector<S> vecs_;    // (B·H, (2·kChunk + 5)·K): backward: w = S_{t−1} k and u of each of the chunk's
+                           // positions (kept from the recomputation), dout·K^−½, ∂S_t k, ∂S_t·S_{t−1}, β u, ∂w
 };
 
 }  // namespace srbench::model

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "model/buffers.hpp"
+#include "model/column_block.hpp"
 #include "model/lane_dots.hpp"
 #include "model/parallel.hpp"
 
@@ -16,21 +17,70 @@ namespace {
 int chunks_of(int T) { return (T + GlaScan<float>::kChunk - 1) / GlaScan<float>::kChunk; }
 
 // One step of one (sequence, head), transposed state (row j = column j of S): cur_j = α_j prev_j +
-// k_j v. cur may be prev (in place). With `o` (not null) also o = S_t q, rows in order, each row
-// read right after its update.
+// k_j v. cur may be prev (in place). With `o` (not null) also o = S_t q, summed over the rows in
+// order, a block of columns at a time in registers (column_block.hpp).
 template <typename S>
 inline void step(S* cur, const S* prev, const S* __restrict k, const S* __restrict v, const S* __restrict alpha,
                  int K, int V, S* __restrict o = nullptr, const S* __restrict q = nullptr) {
-  if (o) std::fill(o, o + V, S(0));
-  for (int j = 0; j < K; ++j) {
-    const S* p = prev + static_cast<int64_t>(j) * V;
-    S* c = cur + static_cast<int64_t>(j) * V;
-    const S a = alpha ? alpha[j] : S(1), kj = k[j];
-    for (int i = 0; i < V; ++i) c[i] = a * p[i] + kj * v[i];
-    if (o) {
-      const S qj = q[j];
-      for (int i = 0; i < V; ++i) o[i] += qj * c[i];
+  if (!o) {
+    for (int j = 0; j < K; ++j) {
+      const S* p = prev + static_cast<int64_t>(j) * V;
+      S* c = cur + static_cast<int64_t>(j) * V;
+      const S a = alpha ? alpha[j] : S(1), kj = k[j];
+      for (int i = 0; i < V; ++i) c[i] = a * p[i] + kj * v[i];
     }
+    return;
+  }
+  int i0 = 0;
+  for (; i0 + kCols <= V; i0 += kCols) {
+    Cols<S> acc = {};
+    const Cols<S> vb = load_cols(v + i0);
+    for (int j = 0; j < K; ++j) {
+      const int64_t at = static_cast<int64_t>(j) * V + i0;
+      const S a = alpha ? alpha[j] : S(1), kj = k[j];
+      const Cols<S> c = a * load_cols(prev + at) + kj * vb;
+      store_cols(cur + at, c);
+      acc += q[j] * c;
+    }
+    store_cols(o + i0, acc);
+  }
+  for (; i0 < V; ++i0) {
+    S acc = 0;
+    for (int j = 0; j < K; ++j) {
+      const int64_t at = static_cast<int64_t>(j) * V + i0;
+      const S a = alpha ? alpha[j] : S(1);
+      cur[at] = a * prev[at] + k[j] * v[i0];
+      acc += q[j] * cur[at];
+    }
+    o[i0] = acc;
+  }
+}
+
+// ∂S_t += dout K^−½ qᵀ (s = dout·K^−½), then dv = ∂S_t k, summed over the rows in order, a block
+// of columns at a time in registers.
+template <typename S>
+inline void update_backward(int K, int V, S* __restrict ds, const S* __restrict q, const S* __restrict k,
+                            const S* __restrict s, S* __restrict dv) {
+  int i0 = 0;
+  for (; i0 + kCols <= V; i0 += kCols) {
+    Cols<S> acc = {};
+    const Cols<S> sb = load_cols(s + i0);
+    for (int j = 0; j < K; ++j) {
+      const int64_t at = static_cast<int64_t>(j) * V + i0;
+      const Cols<S> dj = load_cols(ds + at) + q[j] * sb;
+      store_cols(ds + at, dj);
+      acc += k[j] * dj;
+    }
+    store_cols(dv + i0, acc);
+  }
+  for (; i0 < V; ++i0) {
+    S acc = 0;
+    for (int j = 0; j < K; ++j) {
+      const int64_t at = static_cast<int64_t>(j) * V + i0;
+      ds[at] += q[j] * s[i0];
+      acc += k[j] * ds[at];
+    }
+    dv[i0] = acc;
   }
 }
 
@@ -112,18 +162,10 @@ void GlaScan<S>::backward(S* dq, S* dk, S* dv, S* dalpha, const S* dout, const S
         const S* prev = t == t0 ? start : st + (t - t0 - 1) * KV;
         // o = S_t q K^−½: ∂q_j = Σ_i S_t,ij dout_i K^−½, ∂S_t += dout K^−½ qᵀ
         for (int i = 0; i < V; ++i) scaled[i] = dout[ov + i] * scale;
-        S* dvt = dv + ov;
-        std::fill(dvt, dvt + V, S(0));
         fastmath::lane_dots<S>(K, V, cur, V, scaled, 0, dq + ok);  // ∂q_j = S_t,·j · dout K^−½, every j
-        // S_t = S_{t−1} diag(α) + v kᵀ: ∂v += ∂S_t k, ∂k_j = ∂S_t,·j · v, ∂α_j = ∂S_t,·j · S_{t−1},·j,
+        // S_t = S_{t−1} diag(α) + v kᵀ: ∂v = ∂S_t k, ∂k_j = ∂S_t,·j · v, ∂α_j = ∂S_t,·j · S_{t−1},·j,
         // ∂S_{t−1},·j = α_j ∂S_t,·j (the dot products of all j at once, between the update and the decay)
-        for (int j = 0; j < K; ++j) {
-          S* dj = ds + static_cast<int64_t>(j) * V;
-          const S qj = q[ok + j];
-          for (int i = 0; i < V; ++i) dj[i] += qj * scaled[i];
-          const S kj = k[ok + j];
-          for (int i = 0; i < V; ++i) dvt[i] += kj * dj[i];
-        }
+        update_backward(K, V, ds, q + ok, k + ok, scaled, dv + ov);
         fastmath::lane_dots<S>(K, V, ds, V, v + ov, 0, dk + ok);
         if (alpha) {
           fastmath::lane_dots<S>(K, V, ds, V, prev, V, dalpha + ok);

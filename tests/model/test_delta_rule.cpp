@@ -101,37 +101,39 @@ TEST_CASE("delta rule: forward equals the equations with full matrices (double a
 }
 
 TEST_CASE("delta rule: backward equals central finite differences on every input", "[deltanet][gradients]") {
-  for (const bool gated : {false, true}) {
-    const DeltaDims m{2, 21, 2, 3};  // T across two chunks: the recomputation from a saved state
-    INFO((gated ? "gated" : "no gate"));
-    Inputs x = random_inputs(m, 11);
-    std::mt19937 gen(5);
-    std::normal_distribution<double> n01;
-    std::vector<double> wts(m.rows() * m.H * m.K);
-    for (auto& e : wts) e = n01(gen);
-    DeltaRule<double> d;
-    d.reserve(m, true);
-    std::vector<double> o(wts.size());
-    auto loss = [&] {
-      d.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
-      return weighted(o, wts);
-    };
-    loss();
-    std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dbeta(x.beta.size()), dalpha(x.alpha.size());
-    d.backward(dq.data(), dk.data(), dv.data(), dbeta.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(),
-               x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
-    const double h = 1e-6;
-    int64_t checked = 0;
-    auto check = [&](std::vector<double>& in, const std::vector<double>& grad, const char* name) {
-      checked += srbench::test::check_elements(in, grad, loss, name, h, 1e-7, 1e-6, 1e-3);
-    };
-    check(x.q, dq, "q");
-    check(x.k, dk, "k");
-    check(x.v, dv, "v");
-    check(x.beta, dbeta, "beta");
-    if (gated) check(x.alpha, dalpha, "alpha");
-    CHECK(checked > 700);
-  }
+  // T across two chunks: the recomputation from a saved state; K 20: the backward's column sweeps
+  // take one block of 16 columns in registers and 4 one at a time
+  for (const bool gated : {false, true})
+    for (const DeltaDims m : {DeltaDims{2, 21, 2, 3}, DeltaDims{1, 18, 1, 20}}) {
+      INFO((gated ? "gated" : "no gate") << ", K " << m.K);
+      Inputs x = random_inputs(m, 11);
+      std::mt19937 gen(5);
+      std::normal_distribution<double> n01;
+      std::vector<double> wts(m.rows() * m.H * m.K);
+      for (auto& e : wts) e = n01(gen);
+      DeltaRule<double> d;
+      d.reserve(m, true);
+      std::vector<double> o(wts.size());
+      auto loss = [&] {
+        d.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
+        return weighted(o, wts);
+      };
+      loss();
+      std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dbeta(x.beta.size()), dalpha(x.alpha.size());
+      d.backward(dq.data(), dk.data(), dv.data(), dbeta.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(),
+                 x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
+      const double h = 1e-6;
+      int64_t checked = 0;
+      auto check = [&](std::vector<double>& in, const std::vector<double>& grad, const char* name) {
+        checked += srbench::test::check_elements(in, grad, loss, name, h, 1e-7, 1e-6, 1e-3);
+      };
+      check(x.q, dq, "q");
+      check(x.k, dk, "k");
+      check(x.v, dv, "v");
+      check(x.beta, dbeta, "beta");
+      if (gated) check(x.alpha, dalpha, "alpha");
+      CHECK(checked > 700);
+    }
 }
 
 TEST_CASE("delta rule: the same bits at 1 and 2 threads, forward and backward", "[deltanet]") {

@@ -94,36 +94,38 @@ TEST_CASE("gla scan: forward equals the equations with full matrices (double and
 }
 
 TEST_CASE("gla scan: backward equals central finite differences on every input", "[gla][gradients]") {
-  for (const bool gated : {false, true}) {
-    const GlaDims m{2, 21, 2, 3, 4};  // T across two chunks: the recomputation from a saved state
-    INFO((gated ? "gated" : "no gate"));
-    Inputs x = random_inputs(m, 11);
-    std::mt19937 gen(5);
-    std::normal_distribution<double> n01;
-    std::vector<double> wts(m.rows() * m.H * m.V);
-    for (auto& e : wts) e = n01(gen);
-    GlaScan<double> g;
-    g.reserve(m, true);
-    std::vector<double> o(wts.size());
-    auto loss = [&] {
-      g.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), gated ? x.alpha.data() : nullptr, m);
-      return weighted(o, wts);
-    };
-    loss();
-    std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dalpha(x.alpha.size());
-    g.backward(dq.data(), dk.data(), dv.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(), x.k.data(),
-               x.v.data(), gated ? x.alpha.data() : nullptr, m);
-    const double h = 1e-6;
-    int64_t checked = 0;
-    auto check = [&](std::vector<double>& in, const std::vector<double>& grad, const char* name) {
-      checked += srbench::test::check_elements(in, grad, loss, name, h, 1e-7, 1e-6, 1e-3);
-    };
-    check(x.q, dq, "q");
-    check(x.k, dk, "k");
-    check(x.v, dv, "v");
-    if (gated) check(x.alpha, dalpha, "alpha");
-    CHECK(checked > 700);
-  }
+  // T across two chunks: the recomputation from a saved state; V 20: the column sweeps take one
+  // block of 16 value channels in registers and 4 one at a time
+  for (const bool gated : {false, true})
+    for (const GlaDims m : {GlaDims{2, 21, 2, 3, 4}, GlaDims{1, 30, 1, 4, 20}}) {
+      INFO((gated ? "gated" : "no gate") << ", V " << m.V);
+      Inputs x = random_inputs(m, 11);
+      std::mt19937 gen(5);
+      std::normal_distribution<double> n01;
+      std::vector<double> wts(m.rows() * m.H * m.V);
+      for (auto& e : wts) e = n01(gen);
+      GlaScan<double> g;
+      g.reserve(m, true);
+      std::vector<double> o(wts.size());
+      auto loss = [&] {
+        g.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), gated ? x.alpha.data() : nullptr, m);
+        return weighted(o, wts);
+      };
+      loss();
+      std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dalpha(x.alpha.size());
+      g.backward(dq.data(), dk.data(), dv.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(), x.k.data(),
+                 x.v.data(), gated ? x.alpha.data() : nullptr, m);
+      const double h = 1e-6;
+      int64_t checked = 0;
+      auto check = [&](std::vector<double>& in, const std::vector<double>& grad, const char* name) {
+        checked += srbench::test::check_elements(in, grad, loss, name, h, 1e-7, 1e-6, 1e-3);
+      };
+      check(x.q, dq, "q");
+      check(x.k, dk, "k");
+      check(x.v, dv, "v");
+      if (gated) check(x.alpha, dalpha, "alpha");
+      CHECK(checked > 700);
+    }
 }
 
 TEST_CASE("gla scan: the same bits at 1 and 2 threads, forward and backward", "[gla]") {
