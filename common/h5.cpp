@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 
@@ -41,6 +42,13 @@ bool Id::close() {
 
 namespace h5 {
 
+namespace {
+// The name a file opened from its bytes in memory (open_file) has in HDF5: its path, this and a
+// number of its own (HDF5's in-memory driver refuses a name that exists on disk, and takes two
+// opens of one name for the same file). Messages show the path alone.
+constexpr std::string_view kImageSuffix = " (in memory ";
+}  // namespace
+
 void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 std::string where(hid_t loc) {
@@ -49,6 +57,8 @@ std::string where(hid_t loc) {
     file.resize(static_cast<size_t>(n) + 1);
     H5Fget_name(loc, file.data(), file.size());
     file.resize(static_cast<size_t>(n));
+    if (const size_t at = file.rfind(kImageSuffix); at != std::string::npos && file.ends_with(")"))
+      file.resize(at);  // opened from memory
   }
   if (const ssize_t n = H5Iget_name(loc, nullptr, 0); n > 0) {
     path.resize(static_cast<size_t>(n) + 1);
@@ -281,9 +291,36 @@ void flush_folder(const std::string& path) {
   if (d.fd >= 0 && ::fsync(d.fd) != 0 && errno != EINVAL && errno != EROFS) fail_os("cannot write folder " + dir + " to disk");
 }
 
+// A file read whole: its bytes, for HDF5 to open from memory.
+struct Image {
+  std::unique_ptr<unsigned char[]> bytes;
+  size_t size = 0;
+};
+
+// Files with a checksum up to this size are read once, whole: the checksum is checked on those
+// bytes and HDF5 reads them from memory (a run file is tens of KiB; HDF5 reading it from disk
+// took a system call for each of its pieces). Larger ones are checked in pieces and read by HDF5.
+constexpr uint64_t kImageLimit = uint64_t{64} << 20;
+
+// Reads n bytes of fd from offset `from` into `out`; false (errno set) on a read error or a
+// short file.
+bool read_exactly(int fd, unsigned char* out, size_t n, off_t from) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, out, n, from);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      return false;
+    }
+    out += got, from += got, n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
 // Checks a file's checksum, if it has one; true if it has. Error "<head>…" when the file is
-// truncated, longer than written, or its contents differ from what was written.
-bool verify_checksum(const std::string& path, const std::string& head) {
+// truncated, longer than written, or its contents differ from what was written. A checked file
+// of at most kImageLimit bytes is left in `image` (else `image` stays empty).
+bool verify_checksum(const std::string& path, const std::string& head, Image& image) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
   char header[kUserBlock + 1] = {};
@@ -305,8 +342,17 @@ bool verify_checksum(const std::string& path, const std::string& head) {
                 " bytes written after its header; an interrupted copy?)");
   if (body > bytes)
     throw Error(head + "damaged (" + std::to_string(body - bytes) + " bytes more than were written)");
-  const int64_t actual = crc_of(f.fd, static_cast<off_t>(kUserBlock), bytes);
-  if (actual < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  int64_t actual = -1;
+  if (kUserBlock + bytes <= kImageLimit) {
+    const size_t size = kUserBlock + static_cast<size_t>(bytes);
+    image.bytes = std::make_unique_for_overwrite<unsigned char[]>(size);
+    if (!read_exactly(f.fd, image.bytes.get(), size, 0)) throw Error(head + "cannot be read: " + os_error_text(errno));
+    actual = static_cast<int64_t>(crc32_z(crc32(0L, Z_NULL, 0), image.bytes.get() + kUserBlock, bytes));
+    image.size = size;
+  } else {
+    actual = crc_of(f.fd, static_cast<off_t>(kUserBlock), bytes);
+    if (actual < 0) throw Error(head + "cannot be read: " + os_error_text(errno));
+  }
   if (static_cast<unsigned long long>(actual) != crc)
     throw Error(head + "damaged (its contents differ from the checksum written with them: changed or corrupted "
                        "after srbench wrote it)");
@@ -322,7 +368,8 @@ Id open_file(const std::string& path, const std::string& what, bool writable) {
   if (!std::filesystem::exists(path, ec)) throw Error(head + "no such file");
   if (std::filesystem::is_directory(path, ec)) throw Error(head + "is a directory, not a file");
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(head + "not a regular file");
-  const bool sealed = verify_checksum(path, head);
+  Image image;
+  const bool sealed = verify_checksum(path, head, image);
   if (sealed && writable) throw Error(head + "has a checksum; srbench does not change such a file in place");
   if (!sealed) {
     // Without a checksum HDF5's signature must start the file. One after a user block means a
@@ -336,6 +383,18 @@ Id open_file(const std::string& path, const std::string& what, bool writable) {
                          std::memcmp(after_block, kHdf5Signature, sizeof after_block) == 0;
       throw Error(head + (after ? "damaged (its checksum header is unreadable)" : "not an HDF5 file (empty or damaged?)"));
     }
+  }
+  if (image.size > 0) {
+    // HDF5's in-memory driver, given the bytes (it copies them), under a name that is not on disk
+    Id fapl(H5Pcreate(H5P_FILE_ACCESS));
+    if (fapl.valid() && H5Pset_fapl_core(fapl, size_t{64} << 10, /*backing_store=*/false) >= 0 &&
+        H5Pset_file_image(fapl, image.bytes.get(), image.size) >= 0) {
+      static std::atomic<uint64_t> opened{0};
+      const std::string name = path + std::string(kImageSuffix) + std::to_string(opened++) + ")";
+      Id f(H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl));
+      if (f.valid()) return f;
+    }
+    // else as any other file, from disk
   }
   Id f(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!f.valid()) throw Error(head + "cannot be opened as HDF5 (truncated or damaged)");

@@ -103,7 +103,9 @@ std::string shape_text(const Shape& shape);  // "[3,4]"
 // it is missing, a folder, not HDF5, or does not open (truncated, damaged). A file written with
 // a checksum (below) is checked against it first, before HDF5 reads any of it: a truncated or
 // corrupted one is an Error naming what is wrong, never bytes handed to HDF5's parser (which
-// can crash or loop on damaged metadata). Such a file is never opened writable.
+// can crash or loop on damaged metadata). Such a file is never opened writable. One of at most
+// 64 MiB is read once, whole: the checksum is checked on those bytes and HDF5 reads them from
+// memory (its in-memory driver; where() still names the file by `path`).
 Id open_file(const std::string& path, const std::string& what, bool writable = false);
 
 // Whether write_file_atomically seals the file with a checksum of its contents.

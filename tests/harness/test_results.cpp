@@ -260,6 +260,26 @@ TEST_CASE("read_run_file rejects missing, empty, truncated and incomplete files"
     REQUIRE(H5Ldelete(file, "/runs/ab12cd34ef56/eval/seq_acc", H5P_DEFAULT) >= 0);
   });
   CHECK_THROWS_WITH(read_run_file(dir.file("partial.h5")), Catch::Contains("eval/seq_acc"));
+  // the same in a file with a checksum, which HDF5 reads from memory: the message names the file
+  // by its path, as for a file read from disk
+  h5::write_file_atomically(
+      dir.file("sealed-partial.h5"),
+      [&](hid_t file) {
+        h5::write_attr(file, "format_version", kResultsFormatVersion);
+        h5::write_attr(file, "suite", kSuiteYaml);
+        write_run_group(file, sample_run("ab12cd34ef56", 7), nullptr);
+        REQUIRE(H5Ldelete(file, "/runs/ab12cd34ef56/eval/seq_acc", H5P_DEFAULT) >= 0);
+      },
+      h5::Checksum::Yes);
+  try {
+    read_run_file(dir.file("sealed-partial.h5"));
+    FAIL("a run group without eval/seq_acc was read");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains(dir.file("sealed-partial.h5") + ":/runs/ab12cd34ef56/eval"));
+    CHECK_THAT(what, Catch::Contains("seq_acc"));
+    CHECK_THAT(what, !Catch::Contains("memory"));
+  }
   CHECK_NOTHROW(read_run_file(good));
 }
 
