@@ -9,6 +9,8 @@
 // the numbers do not change.
 #pragma once
 
+#include <type_traits>
+
 namespace srbench::model {
 
 constexpr int kCols = 16;
@@ -37,6 +39,29 @@ inline Cols<S> load_cols(const S* p) {
 template <typename S>
 inline void store_cols(S* p, Cols<S> v) {
   __builtin_memcpy(p, &v, sizeof v);
+}
+
+// A sweep's body is written once, on a type X that is either a block of columns (Cols<S>) or one
+// column (S); load_as / store_as read and write an X at a pointer, and for_columns runs the body
+// on every full block of kCols columns of n, then on each column of the tail:
+//   for_columns<S>(n, [&]<typename X>(int j0) { X acc = {}; ...; store_as(out + j0, acc); });
+// A scalar times an X is the scalar times each of its elements, so both instances make the same
+// additions in the same order per column.
+template <typename X, typename S>
+inline X load_as(const S* p) {
+  if constexpr (std::is_same_v<X, S>) return *p;
+  else return load_cols(p);
+}
+template <typename S, typename X>
+inline void store_as(S* p, X v) {
+  if constexpr (std::is_same_v<X, S>) *p = v;
+  else store_cols(p, v);
+}
+template <typename S, typename Body>
+inline void for_columns(int n, Body&& body) {
+  int j0 = 0;
+  for (; j0 + kCols <= n; j0 += kCols) body.template operator()<Cols<S>>(j0);
+  for (; j0 < n; ++j0) body.template operator()<S>(j0);
 }
 
 }  // namespace srbench::model

@@ -45,26 +45,17 @@ inline void step(S* cur, const S* prev, S* __restrict w, S* __restrict u, const 
 template <typename S>
 void readout_backward(int K, const S* __restrict cur, const S* __restrict s, const S* __restrict q, S* __restrict ds,
                       S* __restrict out) {
-  int j0 = 0;
-  for (; j0 + kCols <= K; j0 += kCols) {
-    Cols<S> acc = {};
-    const Cols<S> qj = load_cols(q + j0);
+  for_columns<S>(K, [&]<typename X>(int j0) {
+    X acc = {};
+    const X qj = load_as<X>(q + j0);
     for (int i = 0; i < K; ++i) {
       const int64_t at = static_cast<int64_t>(i) * K + j0;
       const S si = s[i];
-      acc += load_cols(cur + at) * si;
-      store_cols(ds + at, load_cols(ds + at) + si * qj);
+      acc += load_as<X>(cur + at) * si;
+      store_as(ds + at, load_as<X>(ds + at) + si * qj);
     }
-    store_cols(out + j0, acc);
-  }
-  for (; j0 < K; ++j0) {
-    S acc = 0;
-    for (int i = 0; i < K; ++i) {
-      acc += cur[static_cast<int64_t>(i) * K + j0] * s[i];
-      ds[static_cast<int64_t>(i) * K + j0] += s[i] * q[j0];
-    }
-    out[j0] = acc;
-  }
+    store_as(out + j0, acc);
+  });
 }
 
 // ∂k of S_t = α S_{t−1} + β u kᵀ and ∂S_{t−1}: out[j] = Σ_i (bu_i·∂S_ij + dw_i·prev_ij) (in the
@@ -72,31 +63,21 @@ void readout_backward(int K, const S* __restrict cur, const S* __restrict s, con
 template <bool Gated, typename S>
 void update_backward(int K, S* __restrict ds, const S* __restrict prev, const S* __restrict k, const S* __restrict bu,
                      const S* __restrict dw, S alpha, S* __restrict out) {
-  int j0 = 0;
-  for (; j0 + kCols <= K; j0 += kCols) {
-    Cols<S> acc = {};
-    const Cols<S> kj = load_cols(k + j0);
+  for_columns<S>(K, [&]<typename X>(int j0) {
+    X acc = {};
+    const X kj = load_as<X>(k + j0);
     for (int i = 0; i < K; ++i) {
       const int64_t at = static_cast<int64_t>(i) * K + j0;
       const S a = bu[i], b = dw[i];
-      const Cols<S> di = load_cols(ds + at);
-      acc += a * di + b * load_cols(prev + at);
+      const X di = load_as<X>(ds + at);
+      acc += a * di + b * load_as<X>(prev + at);
       if constexpr (Gated)
-        store_cols(ds + at, alpha * di + b * kj);
+        store_as(ds + at, alpha * di + b * kj);
       else
-        store_cols(ds + at, di + b * kj);
+        store_as(ds + at, di + b * kj);
     }
-    store_cols(out + j0, acc);
-  }
-  for (; j0 < K; ++j0) {
-    S acc = 0;
-    for (int i = 0; i < K; ++i) {
-      S& d = ds[static_cast<int64_t>(i) * K + j0];
-      acc += bu[i] * d + dw[i] * prev[static_cast<int64_t>(i) * K + j0];
-      d = Gated ? alpha * d + dw[i] * k[j0] : d + dw[i] * k[j0];
-    }
-    out[j0] = acc;
-  }
+    store_as(out + j0, acc);
+  });
 }
 
 // Pairs of (sequence, head) worth a parallel region.

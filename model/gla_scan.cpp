@@ -31,29 +31,18 @@ inline void step(S* cur, const S* prev, const S* __restrict k, const S* __restri
     }
     return;
   }
-  int i0 = 0;
-  for (; i0 + kCols <= V; i0 += kCols) {
-    Cols<S> acc = {};
-    const Cols<S> vb = load_cols(v + i0);
+  for_columns<S>(V, [&]<typename X>(int i0) {
+    X acc = {};
+    const X vb = load_as<X>(v + i0);
     for (int j = 0; j < K; ++j) {
       const int64_t at = static_cast<int64_t>(j) * V + i0;
       const S a = alpha ? alpha[j] : S(1), kj = k[j];
-      const Cols<S> c = a * load_cols(prev + at) + kj * vb;
-      store_cols(cur + at, c);
+      const X c = a * load_as<X>(prev + at) + kj * vb;
+      store_as(cur + at, c);
       acc += q[j] * c;
     }
-    store_cols(o + i0, acc);
-  }
-  for (; i0 < V; ++i0) {
-    S acc = 0;
-    for (int j = 0; j < K; ++j) {
-      const int64_t at = static_cast<int64_t>(j) * V + i0;
-      const S a = alpha ? alpha[j] : S(1);
-      cur[at] = a * prev[at] + k[j] * v[i0];
-      acc += q[j] * cur[at];
-    }
-    o[i0] = acc;
-  }
+    store_as(o + i0, acc);
+  });
 }
 
 // ∂S_t += dout K^−½ qᵀ (s = dout·K^−½), then dv = ∂S_t k, summed over the rows in order, a block
@@ -61,27 +50,17 @@ inline void step(S* cur, const S* prev, const S* __restrict k, const S* __restri
 template <typename S>
 inline void update_backward(int K, int V, S* __restrict ds, const S* __restrict q, const S* __restrict k,
                             const S* __restrict s, S* __restrict dv) {
-  int i0 = 0;
-  for (; i0 + kCols <= V; i0 += kCols) {
-    Cols<S> acc = {};
-    const Cols<S> sb = load_cols(s + i0);
+  for_columns<S>(V, [&]<typename X>(int i0) {
+    X acc = {};
+    const X sb = load_as<X>(s + i0);
     for (int j = 0; j < K; ++j) {
       const int64_t at = static_cast<int64_t>(j) * V + i0;
-      const Cols<S> dj = load_cols(ds + at) + q[j] * sb;
-      store_cols(ds + at, dj);
+      const X dj = load_as<X>(ds + at) + q[j] * sb;
+      store_as(ds + at, dj);
       acc += k[j] * dj;
     }
-    store_cols(dv + i0, acc);
-  }
-  for (; i0 < V; ++i0) {
-    S acc = 0;
-    for (int j = 0; j < K; ++j) {
-      const int64_t at = static_cast<int64_t>(j) * V + i0;
-      ds[at] += q[j] * s[i0];
-      acc += k[j] * ds[at];
-    }
-    dv[i0] = acc;
-  }
+    store_as(dv + i0, acc);
+  });
 }
 
 // Pairs of (sequence, head) worth a parallel region.
