@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -105,5 +106,22 @@ int64_t check_elements(std::vector<double>& x, const std::vector<double>& grad, 
   CHECK(largest > least);
   return static_cast<int64_t>(x.size());
 }
+
+// The loss of a layer's finite-difference test: Σ_i o_i·w_i over the layer's output o, with the
+// weights w drawn N(0, 1) from std::mt19937(seed); its gradient with respect to o is w, the
+// backward's input.
+struct WeightedSum {
+  std::vector<double> w;
+  WeightedSum(size_t n, unsigned seed) : w(n) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> n01;
+    for (auto& e : w) e = n01(gen);
+  }
+  double operator()(const std::vector<double>& o) const {
+    double s = 0;
+    for (size_t i = 0; i < o.size(); ++i) s += o[i] * w[i];
+    return s;
+  }
+};
 
 }  // namespace srbench::test

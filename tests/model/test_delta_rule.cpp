@@ -65,12 +65,6 @@ std::vector<double> reference(const Inputs& x, const DeltaDims& m, bool gated) {
   return o;
 }
 
-double weighted(const std::vector<double>& o, const std::vector<double>& w) {
-  double s = 0;
-  for (size_t i = 0; i < o.size(); ++i) s += o[i] * w[i];
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("delta rule: forward equals the equations with full matrices (double and float)", "[deltanet]") {
@@ -107,20 +101,17 @@ TEST_CASE("delta rule: backward equals central finite differences on every input
     for (const DeltaDims m : {DeltaDims{2, 21, 2, 3}, DeltaDims{1, 18, 1, 20}}) {
       INFO((gated ? "gated" : "no gate") << ", K " << m.K);
       Inputs x = random_inputs(m, 11);
-      std::mt19937 gen(5);
-      std::normal_distribution<double> n01;
-      std::vector<double> wts(m.rows() * m.H * m.K);
-      for (auto& e : wts) e = n01(gen);
+      const srbench::test::WeightedSum weighted(m.rows() * m.H * m.K, 5);
       DeltaRule<double> d;
       d.reserve(m, true);
-      std::vector<double> o(wts.size());
+      std::vector<double> o(weighted.w.size());
       auto loss = [&] {
         d.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
-        return weighted(o, wts);
+        return weighted(o);
       };
       loss();
       std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dbeta(x.beta.size()), dalpha(x.alpha.size());
-      d.backward(dq.data(), dk.data(), dv.data(), dbeta.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(),
+      d.backward(dq.data(), dk.data(), dv.data(), dbeta.data(), gated ? dalpha.data() : nullptr, weighted.w.data(), x.q.data(),
                  x.k.data(), x.v.data(), x.beta.data(), gated ? x.alpha.data() : nullptr, m);
       const double h = 1e-6;
       int64_t checked = 0;

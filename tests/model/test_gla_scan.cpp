@@ -58,12 +58,6 @@ std::vector<double> reference(const Inputs& x, const GlaDims& m, bool gated) {
   return o;
 }
 
-double weighted(const std::vector<double>& o, const std::vector<double>& w) {
-  double s = 0;
-  for (size_t i = 0; i < o.size(); ++i) s += o[i] * w[i];
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("gla scan: forward equals the equations with full matrices (double and float)", "[gla]") {
@@ -100,20 +94,17 @@ TEST_CASE("gla scan: backward equals central finite differences on every input",
     for (const GlaDims m : {GlaDims{2, 21, 2, 3, 4}, GlaDims{1, 30, 1, 4, 20}}) {
       INFO((gated ? "gated" : "no gate") << ", V " << m.V);
       Inputs x = random_inputs(m, 11);
-      std::mt19937 gen(5);
-      std::normal_distribution<double> n01;
-      std::vector<double> wts(m.rows() * m.H * m.V);
-      for (auto& e : wts) e = n01(gen);
+      const srbench::test::WeightedSum weighted(m.rows() * m.H * m.V, 5);
       GlaScan<double> g;
       g.reserve(m, true);
-      std::vector<double> o(wts.size());
+      std::vector<double> o(weighted.w.size());
       auto loss = [&] {
         g.forward(o.data(), x.q.data(), x.k.data(), x.v.data(), gated ? x.alpha.data() : nullptr, m);
-        return weighted(o, wts);
+        return weighted(o);
       };
       loss();
       std::vector<double> dq(x.q.size()), dk(x.k.size()), dv(x.v.size()), dalpha(x.alpha.size());
-      g.backward(dq.data(), dk.data(), dv.data(), gated ? dalpha.data() : nullptr, wts.data(), x.q.data(), x.k.data(),
+      g.backward(dq.data(), dk.data(), dv.data(), gated ? dalpha.data() : nullptr, weighted.w.data(), x.q.data(), x.k.data(),
                  x.v.data(), gated ? x.alpha.data() : nullptr, m);
       const double h = 1e-6;
       int64_t checked = 0;
