@@ -506,3 +506,35 @@ TEST_CASE("srbench merge joins the run files that open cleanly and lists missing
     CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   }
 }
+
+// h5::open_file reads a file with a checksum of at most 64 MiB once and lets HDF5 read it from
+// memory (HDF5 then names it "PATH (in memory N)"); a larger one is checked in pieces and read from
+// disk. Both read back what was written, both refuse a flipped byte, and where() names either by
+// its path.
+TEST_CASE("sealed files below and above 64 MiB: read from memory and from disk, checked either way", "[results][damaged]") {
+  namespace h5 = srbench::h5;
+  TempDir dir;
+  for (const size_t mib : {1, 65}) {
+    INFO(mib << " MiB");
+    const std::string path = dir.file("sealed-" + std::to_string(mib) + ".h5");
+    std::vector<double> values((mib << 20) / sizeof(double));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i % 1000003) * 0.5;
+    h5::write_file_atomically(path, [&](hid_t f) { h5::write_array(f, "x", values); }, h5::Checksum::Yes);
+    {
+      const h5::Id f = h5::open_file(path, "test file");
+      std::string name(4096, '\0');
+      name.resize(static_cast<size_t>(std::max<ssize_t>(0, H5Fget_name(f, name.data(), name.size()))));
+      if (mib == 1) CHECK_THAT(name, Catch::StartsWith(path + " (in memory "));
+      else CHECK(name == path);
+      CHECK(h5::where(f) == path + ":/");
+      CHECK(h5::read_array<double>(f, "x") == values);
+    }
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekg(-100, std::ios::end);
+    const char was = static_cast<char>(io.get());
+    io.seekp(-100, std::ios::end);
+    io.put(static_cast<char>(was ^ 0x5a));
+    io.close();
+    CHECK_THROWS_WITH(h5::open_file(path, "test file"), Catch::Contains(path + ": damaged"));
+  }
+}
