@@ -242,6 +242,21 @@ struct Fd {
 
 [[noreturn]] void fail_os(const std::string& what) { throw Error(what + ": " + os_error_text(errno)); }
 
+// Reads n bytes of fd from offset `from` into `out`; false (errno set) on a read error or a
+// short file.
+bool read_exactly(int fd, unsigned char* out, size_t n, off_t from) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, out, n, from);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      return false;
+    }
+    out += got, from += got, n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
 // CRC-32 of bytes [from, from + n) of fd, read in 1 MiB pieces. -1 (and errno set) on a read error
 // or a short file.
 int64_t crc_of(int fd, off_t from, uint64_t n) {
@@ -252,15 +267,10 @@ int64_t crc_of(int fd, off_t from, uint64_t n) {
   uLong crc = crc32(0L, Z_NULL, 0);
   while (n > 0) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(n, size));
-    const ssize_t got = ::pread(fd, buf.get(), want, from);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got == 0) errno = EIO;
-      return -1;
-    }
-    crc = crc32(crc, buf.get(), static_cast<uInt>(got));
-    from += got;
-    n -= static_cast<uint64_t>(got);
+    if (!read_exactly(fd, buf.get(), want, from)) return -1;
+    crc = crc32(crc, buf.get(), static_cast<uInt>(want));
+    from += static_cast<off_t>(want);
+    n -= want;
   }
   return static_cast<int64_t>(crc);
 }
@@ -301,21 +311,6 @@ struct Image {
 // bytes and HDF5 reads them from memory (a run file is tens of KiB; HDF5 reading it from disk
 // took a system call for each of its pieces). Larger ones are checked in pieces and read by HDF5.
 constexpr uint64_t kImageLimit = uint64_t{64} << 20;
-
-// Reads n bytes of fd from offset `from` into `out`; false (errno set) on a read error or a
-// short file.
-bool read_exactly(int fd, unsigned char* out, size_t n, off_t from) {
-  while (n > 0) {
-    const ssize_t got = ::pread(fd, out, n, from);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got == 0) errno = EIO;
-      return false;
-    }
-    out += got, from += got, n -= static_cast<size_t>(got);
-  }
-  return true;
-}
 
 // Checks a file's checksum, if it has one; true if it has. Error "<head>…" when the file is
 // truncated, longer than written, or its contents differ from what was written. A checked file
