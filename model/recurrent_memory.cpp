@@ -172,6 +172,39 @@ void Stack<S>::weight_gradients(S* G, const S* hs) {
   add_row_sums(G + pb_, dpa_.data(), c_ + 3, static_cast<int>(TB), TB);
 }
 
+// The Tape's moves, vectorised over a run of examples (contiguous in the [rows][B] layouts):
+// out[j] = ((((0 + p_0[j]·x_0[j]) + p_1[j]·x_1[j]) + … ) + p_4[j]·x_4[j]), p_a = p + a·stride, and
+// acc_a[j] += g[j]·x_a[j]. Each element's arithmetic is that of a loop over one example.
+template <typename S>
+inline void mix5(S* __restrict out, const S* __restrict p, int64_t stride, const S* __restrict x0,
+                 const S* __restrict x1, const S* __restrict x2, const S* __restrict x3, const S* __restrict x4,
+                 int len) {
+  const S *p0 = p, *p1 = p + stride, *p2 = p1 + stride, *p3 = p2 + stride, *p4 = p3 + stride;
+  for (int j = 0; j < len; ++j) {
+    S v = 0;
+    v += p0[j] * x0[j];
+    v += p1[j] * x1[j];
+    v += p2[j] * x2[j];
+    v += p3[j] * x3[j];
+    v += p4[j] * x4[j];
+    out[j] = v;
+  }
+}
+template <typename S>
+inline void accumulate5(S* __restrict acc, int64_t stride, const S* __restrict g, const S* __restrict x0,
+                        const S* __restrict x1, const S* __restrict x2, const S* __restrict x3,
+                        const S* __restrict x4, int len) {
+  S *a0 = acc, *a1 = acc + stride, *a2 = a1 + stride, *a3 = a2 + stride, *a4 = a3 + stride;
+  for (int j = 0; j < len; ++j) {
+    const S gj = g[j];
+    a0[j] += gj * x0[j];
+    a1[j] += gj * x1[j];
+    a2[j] += gj * x2[j];
+    a3[j] += gj * x3[j];
+    a4[j] += gj * x4[j];
+  }
+}
+
 // ---- Tape (NNCH's TapeInputLengthJumpCore) ---------------------------------------------------
 // n = tape_size, c = tape_cell_size, k = tape_mlp, L the example's input length (mod n).
 // w = W3 relu(W2 relu(W1 h + b1) + b2) + b3; π = softmax(W_a h + b_a) (stay, left, right, jump
@@ -214,6 +247,18 @@ class Tape : public Memory<S> {
   void weight_gradients(S* G, const S* hs);
 
  private:
+  // f(j0, len, L) for each run of consecutive examples b0 + j0 … b0 + j0 + len − 1 that share the
+  // jump L (every example of a batch of one length: one run), so that a move is a vector over them.
+  template <typename F>
+  void for_jump_runs(int b0, int nb, F&& f) const {
+    for (int j0 = 0; j0 < nb;) {
+      const S L = jump_[b0 + j0];
+      int j1 = j0 + 1;
+      while (j1 < nb && jump_[b0 + j1] == L) ++j1;
+      f(j0, j1 - j0, static_cast<int>(L));
+      j0 = j1;
+    }
+  }
   // The row that M_t[m] takes with weight π_a, a = 0 … 4 (example b's jump L).
   int source(int a, int m, int L) const {
     const int shift[5] = {0, 1, -1, L, -L};
@@ -250,19 +295,28 @@ void Tape<S>::step_forward(int t, int b0, int b1, const S* P, S* hs) {
   const S* pi = z1a + k * TB;
   S* now = this->contents(t) + b0;
   const S* before = t > 0 ? this->contents(t - 1) + b0 : nullptr;  // M_{−1} = 0
-  for (int j = 0; j < nb; ++j) {
-    const int L = static_cast<int>(jump_[b0 + j]);
-    for (int m = 0; m < n; ++m)
+  for_jump_runs(b0, nb, [&](int j0, int len, int L) {
+    const S* p = pi + j0;
+    for (int m = 0; m < n; ++m) {
+      int r[5];
+      for (int a = 0; a < 5; ++a) r[a] = source(a, m, L);
       for (int cc = 0; cc < c; ++cc) {
-        S v = 0;
-        for (int a = 0; a < 5; ++a) {
-          const int r = source(a, m, L);  // M'[r]: the write in row 0
-          const S x = r == 0 ? w[cc * TB + j] : before ? before[(static_cast<int64_t>(r) * c + cc) * B_ + j] : S(0);
-          v += pi[a * TB + j] * x;
+        const S* x[5];  // M'[r_a] of the run's examples (null: M_{−1}'s zero rows)
+        for (int a = 0; a < 5; ++a)
+          x[a] = r[a] == 0 ? w + cc * TB + j0 : before ? before + (static_cast<int64_t>(r[a]) * c + cc) * B_ + j0 : nullptr;
+        S* out = now + (static_cast<int64_t>(m) * c + cc) * B_ + j0;
+        if (x[1] && x[2] && x[3] && x[4] && x[0]) {
+          mix5(out, p, TB, x[0], x[1], x[2], x[3], x[4], len);
+        } else {
+          for (int j = 0; j < len; ++j) {
+            S v = 0;
+            for (int a = 0; a < 5; ++a) v += p[a * TB + j] * (x[a] ? x[a][j] : S(0));
+            out[j] = v;
+          }
         }
-        now[(static_cast<int64_t>(m) * c + cc) * B_ + j] = v;
       }
-  }
+    }
+  });
   for (int cc = 0; cc < c; ++cc)  // read_t = M_t[0]
     std::copy_n(now + static_cast<int64_t>(cc) * B_, nb, hs + (C_ + cc) * TB + col);
 }
@@ -280,33 +334,47 @@ void Tape<S>::step_backward(int t, int b0, int b1, const S* P, S* dh) {
   const S* dnow = this->dcur(t) + b0;
   S* dbefore = this->dprev(t) + b0;
   const S* before = t > 0 ? this->contents(t - 1) + b0 : nullptr;
-  for (int j = 0; j < nb; ++j) {
-    const int L = static_cast<int>(jump_[b0 + j]);
-    S dpij[5] = {0, 0, 0, 0, 0};
-    for (int m = 0; m < n; ++m)
+  for_jump_runs(b0, nb, [&](int j0, int len, int L) {
+    const S* p = pi + j0;
+    S* dp = dpi + j0;  // the five sums Σ_{m,cc} ∂loss/∂M_t[m]·M'[source], then the logits' gradients
+    for (int a = 0; a < 5; ++a) std::fill_n(dp + a * TB, len, S(0));
+    for (int m = 0; m < n; ++m) {
+      int r[5];
+      for (int a = 0; a < 5; ++a) r[a] = source(a, m, L);
       for (int cc = 0; cc < c; ++cc) {
-        const S g = dnow[(static_cast<int64_t>(m) * c + cc) * B_ + j];
-        for (int a = 0; a < 5; ++a) {
-          const int r = source(a, m, L);
-          const S x = r == 0 ? w[cc * TB + j] : before ? before[(static_cast<int64_t>(r) * c + cc) * B_ + j] : S(0);
-          dpij[a] += g * x;
+        const S* g = dnow + (static_cast<int64_t>(m) * c + cc) * B_ + j0;
+        const S* x[5];
+        for (int a = 0; a < 5; ++a)
+          x[a] = r[a] == 0 ? w + cc * TB + j0 : before ? before + (static_cast<int64_t>(r[a]) * c + cc) * B_ + j0 : nullptr;
+        if (x[1] && x[2] && x[3] && x[4] && x[0]) {
+          accumulate5(dp, TB, g, x[0], x[1], x[2], x[3], x[4], len);
+        } else {
+          for (int a = 0; a < 5; ++a)
+            for (int j = 0; j < len; ++j) dp[a * TB + j] += g[j] * (x[a] ? x[a][j] : S(0));
         }
       }
+    }
     // ∂loss/∂M'[r] = Σ_a π_a ∂loss/∂M_t[m] over the m whose source a is r
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < n; ++r) {
+      int m[5];
+      for (int a = 0; a < 5; ++a) m[a] = source(a == 0 ? 0 : a % 2 == 1 ? a + 1 : a - 1, r, L);  // the inverse shift
       for (int cc = 0; cc < c; ++cc) {
-        S d = 0;
-        for (int a = 0; a < 5; ++a) {
-          const int m = source(a == 0 ? 0 : a % 2 == 1 ? a + 1 : a - 1, r, L);  // the inverse shift
-          d += pi[a * TB + j] * dnow[(static_cast<int64_t>(m) * c + cc) * B_ + j];
+        S* d = dbefore + (static_cast<int64_t>(r) * c + cc) * B_ + j0;
+        const S* g[5];
+        for (int a = 0; a < 5; ++a) g[a] = dnow + (static_cast<int64_t>(m[a]) * c + cc) * B_ + j0;
+        mix5(d, p, TB, g[0], g[1], g[2], g[3], g[4], len);
+        if (r == 0) {  // row 0 of M' is the write: its gradient is w's, and M_{t−1}[0]'s is 0
+          std::copy_n(d, len, dw + cc * TB + j0);
+          std::fill_n(d, len, S(0));
         }
-        if (r == 0) dw[cc * TB + j] = d;
-        dbefore[(static_cast<int64_t>(r) * c + cc) * B_ + j] = r == 0 ? S(0) : d;
       }
-    S dot = 0;  // softmax
-    for (int a = 0; a < 5; ++a) dot += pi[a * TB + j] * dpij[a];
-    for (int a = 0; a < 5; ++a) dpi[a * TB + j] = pi[a * TB + j] * (dpij[a] - dot);
-  }
+    }
+    for (int j = 0; j < len; ++j) {  // softmax
+      S dot = 0;
+      for (int a = 0; a < 5; ++a) dot += p[a * TB + j] * dp[a * TB + j];
+      for (int a = 0; a < 5; ++a) dp[a * TB + j] = p[a * TB + j] * (dp[a * TB + j] - dot);
+    }
+  });
   // w = W3 z2 + b3;  z2 = relu(W2 z1 + b2);  z1 = relu(W1 h + b1)
   gemm<S>(k, nb, c, {P + w3_, 1, k}, {dw, TB, 1}, dz2, TB, false);
   for (int r = 0; r < k; ++r)
