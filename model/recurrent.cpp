@@ -46,11 +46,30 @@ void InputSide<S>::backward(S* dinp, S* demb, S* dW, int64_t ldw, const S* dpre,
     gemm_cols<S>(C_, tb, R_, {W, 1, ldw}, {dpre, TB, 1}, dinp, TB, false);
     return;
   }
-  parallel_for(R_, static_cast<int64_t>(R_) * TB >= (1 << 18), [&](int r) {
-    S* d = dsum_.data() + static_cast<int64_t>(r) * V_;
-    std::fill(d, d + V_, S(0));
-    const S* g = dpre + r * TB;
-    for (int64_t col = 0; col < TB; ++col) d[in.tokens[col]] += g[col];
+  // dsum[r][v] = Σ dpre[r][col] over the columns whose token is v, in the order of the columns.
+  // Each (r, v) is a chain of dependent additions through memory; eight rows go side by side, so
+  // that eight chains overlap (each row's additions are the same, in the same order).
+  constexpr int kRows = 8;
+  const int blocks = (R_ + kRows - 1) / kRows;
+  parallel_for(blocks, static_cast<int64_t>(R_) * TB >= (1 << 18), [&](int blk) {
+    const int r0 = blk * kRows, nr = std::min(kRows, R_ - r0);
+    S* d = dsum_.data() + static_cast<int64_t>(r0) * V_;
+    std::fill(d, d + static_cast<int64_t>(nr) * V_, S(0));
+    const S* g = dpre + r0 * TB;
+    if (nr == kRows) {
+      S *d0 = d, *d1 = d0 + V_, *d2 = d1 + V_, *d3 = d2 + V_, *d4 = d3 + V_, *d5 = d4 + V_, *d6 = d5 + V_,
+        *d7 = d6 + V_;
+      const S *g0 = g, *g1 = g0 + TB, *g2 = g1 + TB, *g3 = g2 + TB, *g4 = g3 + TB, *g5 = g4 + TB, *g6 = g5 + TB,
+              *g7 = g6 + TB;
+      for (int64_t col = 0; col < TB; ++col) {
+        const int32_t v = in.tokens[col];
+        d0[v] += g0[col], d1[v] += g1[col], d2[v] += g2[col], d3[v] += g3[col];
+        d4[v] += g4[col], d5[v] += g5[col], d6[v] += g6[col], d7[v] += g7[col];
+      }
+    } else {
+      for (int i = 0; i < nr; ++i)
+        for (int64_t col = 0; col < TB; ++col) d[i * V_ + in.tokens[col]] += g[i * TB + col];
+    }
   });
   gemm<S>(R_, C_, V_, {dsum_.data(), V_, 1}, {in.emb, C_, 1}, dW, ldw, true);
   gemm<S>(V_, C_, R_, {dsum_.data(), 1, V_}, {W, ldw, 1}, demb, C_, true);
