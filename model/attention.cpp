@@ -259,17 +259,78 @@ void reduce_relative(const RelativeGrads<S>& drel, int B, int T, int C, int H) {
       }
 }
 
+// The largest of p[0, end), four running maxima side by side. Its value does not depend on the
+// order of the comparisons, with two exceptions that leave every softmax below unchanged: the sign
+// of a zero maximum (p_j − (±0) and exp(±0) = 1 are the same), and a NaN score (its row is NaN
+// whichever maximum is taken: the NaN's exp enters the row's sum).
+template <typename S>
+S row_max(const S* p, int end) {
+  S m0 = p[0], m1 = p[0], m2 = p[0], m3 = p[0];
+  int j = 1;
+  for (; j + 4 <= end; j += 4)
+    m0 = std::max(m0, p[j]), m1 = std::max(m1, p[j + 1]), m2 = std::max(m2, p[j + 2]), m3 = std::max(m3, p[j + 3]);
+  for (; j < end; ++j) m0 = std::max(m0, p[j]);
+  return std::max(std::max(m0, m1), std::max(m2, m3));
+}
+
 // A row of weights from its scores p[0, end): α_j = softmax_j(p_j), zeros in [end, width).
 template <typename S>
 void softmax_row(S* p, int end, int width) {
-  S mx = p[0];
-  for (int j = 1; j < end; ++j) mx = std::max(mx, p[j]);
+  const S mx = row_max(p, end);
   for (int j = 0; j < end; ++j) p[j] = exp_nonpositive_(p[j] - mx);
   S sum = 0;
   for (int j = 0; j < end; ++j) sum += p[j];
   const S inv = S(1) / sum;
   for (int j = 0; j < end; ++j) p[j] *= inv;
   for (int j = end; j < width; ++j) p[j] = 0;
+}
+
+// Σ_{j < end_r} a_r[j]·b_r[j] (b null: Σ a_r[j]) in the order of j, for four rows at once: each
+// row's sum is one chain of dependent additions, and four chains run side by side.
+template <typename S>
+void row_sums4(S out[4], S* const a[4], const S* const b[4], const int end[4]) {
+  S s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const int m = std::min(std::min(end[0], end[1]), std::min(end[2], end[3]));
+  if (b) {
+    for (int j = 0; j < m; ++j)
+      s0 += a[0][j] * b[0][j], s1 += a[1][j] * b[1][j], s2 += a[2][j] * b[2][j], s3 += a[3][j] * b[3][j];
+  } else {
+    for (int j = 0; j < m; ++j) s0 += a[0][j], s1 += a[1][j], s2 += a[2][j], s3 += a[3][j];
+  }
+  S s[4] = {s0, s1, s2, s3};
+  for (int r = 0; r < 4; ++r)
+    for (int j = m; j < end[r]; ++j) s[r] += b ? a[r][j] * b[r][j] : a[r][j];
+  for (int r = 0; r < 4; ++r) out[r] = s[r];
+}
+
+// softmax_row of rows i … i + 3 of P (row stride `width`), ends end[0..3]: the same numbers, their
+// sums side by side.
+template <typename S>
+void softmax_rows4(S* P, int i, int width, const int end[4]) {
+  S* a[4];
+  for (int r = 0; r < 4; ++r) {
+    a[r] = P + static_cast<int64_t>(i + r) * width;
+    const S mx = row_max(a[r], end[r]);
+    for (int j = 0; j < end[r]; ++j) a[r][j] = exp_nonpositive_(a[r][j] - mx);
+  }
+  S sum[4];
+  row_sums4<S>(sum, a, nullptr, end);
+  for (int r = 0; r < 4; ++r) {
+    const S inv = S(1) / sum[r];
+    for (int j = 0; j < end[r]; ++j) a[r][j] *= inv;
+    for (int j = end[r]; j < width; ++j) a[r][j] = 0;
+  }
+}
+
+// Every row of a T×T block of scores through softmax_row, four rows at a time.
+template <typename S, typename End>
+void softmax_block(S* P, int T, End&& end_of) {
+  int i = 0;
+  for (; i + 4 <= T; i += 4) {
+    const int end[4] = {end_of(i), end_of(i + 1), end_of(i + 2), end_of(i + 3)};
+    softmax_rows4(P, i, T, end);
+  }
+  for (; i < T; ++i) softmax_row(P + static_cast<int64_t>(i) * T, end_of(i), T);
 }
 
 }  // namespace
@@ -293,7 +354,7 @@ void attention_forward(S* out, S* att, const S* qkv, const AttentionKeys& keys, 
     const StridedRC<S> Q(base, T, hs, s3), K(base + C, T, hs, s3), V(base + 2 * C, T, hs, s3);
     MapR<S> P(att + (static_cast<int64_t>(b) * H + h) * T * T, T, T);
     pair_scored(P, Q, K, keys, terms, b, h, T, C);
-    for (int i = 0; i < T; ++i) softmax_row(P.data() + static_cast<int64_t>(i) * T, keys.end(b, i, T), T);
+    softmax_block(P.data(), T, [&](int i) { return keys.end(b, i, T); });
     StridedR<S> O(out + static_cast<int64_t>(b) * T * C + h * hs, T, hs, s1);
     pair_mix(O, P, V, keys.causal, nk);
   });
@@ -317,14 +378,24 @@ void attention_backward(S* dqkv, const RelativeGrads<S>& drel, S* scratch, const
     // out = P·V: dV = Pᵀ·dO, dP = dO·Vᵀ (on the keys read).
     pair_mix_backward(dV, dP, P, dO, V, keys.causal, nk);
     // P_ij = softmax_j(s_ij): ds_ij = P_ij·(dP_ij − Σ_j' P_ij'·dP_ij'); s = scale·(q·k …) (pair_scored).
-    for (int i = 0; i < T; ++i) {
-      const S* p = P.data() + static_cast<int64_t>(i) * T;
-      S* d = dP.data() + static_cast<int64_t>(i) * T;
-      const int end = keys.end(b, i, T);
-      S dot = 0;
-      for (int j = 0; j < end; ++j) dot += p[j] * d[j];
-      for (int j = 0; j < end; ++j) d[j] = p[j] * (d[j] - dot) * scale;
-      for (int j = end; j < T; ++j) d[j] = 0;
+    // (the sums Σ_j' P_ij'·dP_ij' of four rows side by side, each in the order of j')
+    for (int i0 = 0; i0 < T; i0 += 4) {
+      const int n = std::min(4, T - i0);
+      S* d[4];
+      const S* p[4];
+      int end[4];
+      S dot[4];
+      for (int r = 0; r < 4; ++r) {
+        const int i = i0 + std::min(r, n - 1);  // a short last group repeats its last row
+        d[r] = dP.data() + static_cast<int64_t>(i) * T;
+        p[r] = P.data() + static_cast<int64_t>(i) * T;
+        end[r] = keys.end(b, i, T);
+      }
+      row_sums4<S>(dot, d, p, end);
+      for (int r = 0; r < n; ++r) {
+        for (int j = 0; j < end[r]; ++j) d[r][j] = p[r][j] * (d[r][j] - dot[r]) * scale;
+        for (int j = end[r]; j < T; ++j) d[r][j] = 0;
+      }
     }
     pair_scored_backward(dQ, dK, dP, Q, K, keys, terms, drel, b, h, B, T, C, H);
   });
