@@ -20,6 +20,8 @@ packages=(
   python3-pip python3-setuptools python3-wheel python3-venv
   # a real single-node Slurm for `srbench slurm` and its tests (scripts/slurm-local.sh)
   slurm-wlm munge
+  # xz for scripts/runs_archive.sh (a suite's run files kept in docs/data/runs/)
+  xz-utils
 )
 
 missing=()
