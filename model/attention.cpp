@@ -273,16 +273,27 @@ S row_max(const S* p, int end) {
   return std::max(std::max(m0, m1), std::max(m2, m3));
 }
 
-// A row of weights from its scores p[0, end): α_j = softmax_j(p_j), zeros in [end, width).
+// A softmax's two halves around its sum: p_j := exp(p_j − max) for j < end, and then, given the
+// sum of those, p_j := p_j / sum with zeros in [end, width).
 template <typename S>
-void softmax_row(S* p, int end, int width) {
+void exp_row(S* p, int end) {
   const S mx = row_max(p, end);
   for (int j = 0; j < end; ++j) p[j] = exp_nonpositive_(p[j] - mx);
-  S sum = 0;
-  for (int j = 0; j < end; ++j) sum += p[j];
+}
+template <typename S>
+void divide_row(S* p, int end, int width, S sum) {
   const S inv = S(1) / sum;
   for (int j = 0; j < end; ++j) p[j] *= inv;
   for (int j = end; j < width; ++j) p[j] = 0;
+}
+
+// A row of weights from its scores p[0, end): α_j = softmax_j(p_j), zeros in [end, width).
+template <typename S>
+void softmax_row(S* p, int end, int width) {
+  exp_row(p, end);
+  S sum = 0;
+  for (int j = 0; j < end; ++j) sum += p[j];
+  divide_row(p, end, width, sum);
 }
 
 // Σ_{j < end_r} a_r[j]·b_r[j] (b null: Σ a_r[j]) in the order of j, for four rows at once: each
@@ -310,16 +321,11 @@ void softmax_rows4(S* P, int i, int width, const int end[4]) {
   S* a[4];
   for (int r = 0; r < 4; ++r) {
     a[r] = P + static_cast<int64_t>(i + r) * width;
-    const S mx = row_max(a[r], end[r]);
-    for (int j = 0; j < end[r]; ++j) a[r][j] = exp_nonpositive_(a[r][j] - mx);
+    exp_row(a[r], end[r]);
   }
   S sum[4];
   row_sums4<S>(sum, a, nullptr, end);
-  for (int r = 0; r < 4; ++r) {
-    const S inv = S(1) / sum[r];
-    for (int j = 0; j < end[r]; ++j) a[r][j] *= inv;
-    for (int j = end[r]; j < width; ++j) a[r][j] = 0;
-  }
+  for (int r = 0; r < 4; ++r) divide_row(a[r], end[r], width, sum[r]);
 }
 
 // Every row of a T×T block of scores through softmax_row, four rows at a time.

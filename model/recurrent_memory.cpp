@@ -259,6 +259,15 @@ class Tape : public Memory<S> {
       j0 = j1;
     }
   }
+  // x[a] = value cc of M'[r_a] for the examples from j0 on (row 0 is the write w, [c][T·B] from
+  // the step's column; the others M_{t−1}'s rows, before, or null where M_{−1} = 0); true when
+  // none is null.
+  bool move_sources(const S* x[5], const int r[5], int cc, int j0, const S* w, const S* before) const {
+    const int64_t TB = static_cast<int64_t>(T_) * B_;
+    for (int a = 0; a < 5; ++a)
+      x[a] = r[a] == 0 ? w + cc * TB + j0 : before ? before + (static_cast<int64_t>(r[a]) * c_ + cc) * B_ + j0 : nullptr;
+    return x[0] && x[1] && x[2] && x[3] && x[4];
+  }
   // The row that M_t[m] takes with weight π_a, a = 0 … 4 (example b's jump L).
   int source(int a, int m, int L) const {
     const int shift[5] = {0, 1, -1, L, -L};
@@ -301,11 +310,9 @@ void Tape<S>::step_forward(int t, int b0, int b1, const S* P, S* hs) {
       int r[5];
       for (int a = 0; a < 5; ++a) r[a] = source(a, m, L);
       for (int cc = 0; cc < c; ++cc) {
-        const S* x[5];  // M'[r_a] of the run's examples (null: M_{−1}'s zero rows)
-        for (int a = 0; a < 5; ++a)
-          x[a] = r[a] == 0 ? w + cc * TB + j0 : before ? before + (static_cast<int64_t>(r[a]) * c + cc) * B_ + j0 : nullptr;
+        const S* x[5];
         S* out = now + (static_cast<int64_t>(m) * c + cc) * B_ + j0;
-        if (x[1] && x[2] && x[3] && x[4] && x[0]) {
+        if (move_sources(x, r, cc, j0, w, before)) {
           mix5(out, p, TB, x[0], x[1], x[2], x[3], x[4], len);
         } else {
           for (int j = 0; j < len; ++j) {
@@ -344,9 +351,7 @@ void Tape<S>::step_backward(int t, int b0, int b1, const S* P, S* dh) {
       for (int cc = 0; cc < c; ++cc) {
         const S* g = dnow + (static_cast<int64_t>(m) * c + cc) * B_ + j0;
         const S* x[5];
-        for (int a = 0; a < 5; ++a)
-          x[a] = r[a] == 0 ? w + cc * TB + j0 : before ? before + (static_cast<int64_t>(r[a]) * c + cc) * B_ + j0 : nullptr;
-        if (x[1] && x[2] && x[3] && x[4] && x[0]) {
+        if (move_sources(x, r, cc, j0, w, before)) {
           accumulate5(dp, TB, g, x[0], x[1], x[2], x[3], x[4], len);
         } else {
           for (int a = 0; a < 5; ++a)
