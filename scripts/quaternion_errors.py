@@ -21,7 +21,6 @@ the predictions counted and the runs.
       --positions 1,14,21,27 [--examples 512] [--threads 2] [--format csv]
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -30,8 +29,9 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_gaps import call, edges_of, eval_examples, label  # noqa: E402  (the same examples and helpers)
-from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail  # noqa: E402
+from read_gaps import edges_of, eval_examples, label  # noqa: E402  (the same examples and helpers)
+from srbench.analysis import (add_checkpoint_options, bootstrap, checkpoint_failures, checkpoint_options,  # noqa: E402
+                              checkpoint_run, checkpoint_sets, fail)
 
 ELEMENTS = ["+1", "-1", "+i", "-i", "+j", "-j", "+k", "-k"]
 # unit products: (sign, unit) of a·b for units a, b of 1, i, j, k
@@ -102,19 +102,9 @@ def main(argv=None):
             r = checkpoint_run(path)
             if r["task"] != "quaternion":
                 fail(f"{path}: task {r['task']}; this script reads quaternion runs")
-            params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r["params"].items()}
-            params.update(overrides)
-            sets = [x for k, v in sorted(params.items()) for x in ("--set", f"{k}={v}")]
+            params, sets = checkpoint_sets(r, overrides)
             examples = eval_examples(path, "quaternion", params, r["data_seed"], a.length, a.examples)
-            fl = os.path.join(tmp, "failures.jsonl")
-            call([exe, "eval", "--checkpoint", path, "--task", "quaternion", "--lengths", str(a.length), "--examples",
-                  str(a.examples), "--data-seed", str(r["data_seed"]), "--threads", str(a.threads), "--failures", fl]
-                 + sets)
-            predictions = {}
-            for line in open(fl):
-                e = json.loads(line)
-                if e["condition"] == "id":
-                    predictions[e["index"]] = e["predictions"]
+            predictions = checkpoint_failures(exe, path, r, sets, a.length, a.examples, a.threads, tmp)
             key = (r["entry"], r["model"])
             if key not in groups:
                 groups[key] = []

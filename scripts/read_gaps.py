@@ -35,25 +35,16 @@ returns an older write):
       [--by-write] [--srbench build/harness/srbench] [--format csv]
 """
 import argparse
-import json
 import math
-import os
-import subprocess
 import tempfile
 
 import numpy as np
 import srbench
-from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, checkpoint_run, fail
+from srbench.analysis import (add_checkpoint_options, bootstrap, checkpoint_failures, checkpoint_options,
+                               checkpoint_run, checkpoint_sets, fail)
 
 TASKS = ("ffl", "flipflop")
 KINDS = ("change", "repeat", "first", "none")  # --by-write's split, in its rows' order
-
-
-def call(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
-    return p.stdout
 
 
 def eval_examples(path, task, params, data_seed, n, count):
@@ -154,22 +145,13 @@ def main(argv=None):
         for path in a.files:
             r = checkpoint_run(path)
             task, data_seed, entry, model = r["task"], r["data_seed"], r["entry"], r["model"]
-            params = {k: str(v).lower() if isinstance(v, bool) else ",".join(map(str, v)) if isinstance(v, list)
-                      else str(v) for k, v in r["params"].items()}
             if task not in TASKS:
                 fail(f"{path}: task {task}; this script knows {', '.join(TASKS)}")
-            params.update(overrides)
-            sets = [x for k, v in sorted(params.items()) for x in ("--set", f"{k}={v}")]
+            params, sets = checkpoint_sets(r, overrides)
             key = (task, tuple(sets), data_seed)
             if key not in samples:
                 samples[key] = eval_examples(path, task, params, data_seed, a.length, a.examples)
-            fl = os.path.join(tmp, "failures.jsonl")
-            call([exe, "eval", "--checkpoint", path, "--task", task, "--lengths", str(a.length), "--examples",
-                  str(a.examples), "--data-seed", str(data_seed), "--threads", str(a.threads), "--failures", fl] + sets)
-            failures = {}
-            for s in open(fl):
-                e = json.loads(s)
-                failures[e["index"]] = e["predictions"]
+            failures = checkpoint_failures(exe, path, r, sets, a.length, a.examples, a.threads, tmp)
             if (entry, model) not in groups:
                 order.append((entry, model))
                 groups[(entry, model)] = []

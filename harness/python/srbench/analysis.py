@@ -153,7 +153,8 @@ def srbench_path(given=""):
 
 
 def add_checkpoint_options(p, examples):
-    """The options of the scripts that run saved models (read_gaps.py, attention_reads.py): the run
+    """The options of the scripts that run saved models (read_gaps.py, attention_reads.py,
+    quaternion_errors.py): the run
     files, --length, --set, --examples (default `examples`) and --srbench."""
     p.add_argument("files", nargs="+", help="run files saved with save_checkpoint")
     p.add_argument("--length", type=int, required=True, help="the problem length n of the examples")
@@ -167,6 +168,39 @@ def checkpoint_options(a):
     if a.examples < 1:
         fail(f"--examples must be at least 1, got {a.examples}")
     return parse_sets(a.set), srbench_path(a.srbench)
+
+
+def checkpoint_sets(run, overrides):
+    """A checkpoint_run's task parameters as srbench's `--set` text (booleans true / false, lists
+    comma-joined) with `overrides` over them: (params {key: text}, the `--set KEY=VALUE` arguments in
+    the order of the keys)."""
+    params = {k: str(v).lower() if isinstance(v, bool) else ",".join(map(str, v)) if isinstance(v, list)
+              else str(v) for k, v in run["params"].items()}
+    params.update(overrides)
+    return params, [x for k, v in sorted(params.items()) for x in ("--set", f"{k}={v}")]
+
+
+def checkpoint_failures(exe, path, run, sets, length, examples, threads, folder):
+    """{example index: predictions} of `srbench eval --failures` of the model in run file `path`
+    (checkpoint_run's `run`, task parameters `sets`) on examples 0..examples−1 of the eval stream
+    under the run's data seed at `length`, in distribution; an example predicted right at every
+    position is absent. The failures file is written in `folder`; a failing srbench fails clearly."""
+    import json
+    import subprocess
+
+    failures = os.path.join(folder, "failures.jsonl")
+    cmd = [exe, "eval", "--checkpoint", path, "--task", run["task"], "--lengths", str(length), "--examples",
+           str(examples), "--data-seed", str(run["data_seed"]), "--threads", str(threads), "--failures", failures] + sets
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+    out = {}
+    with open(failures) as f:
+        for line in f:
+            e = json.loads(line)
+            if e["condition"] == "id":
+                out[e["index"]] = e["predictions"]
+    return out
 
 
 def parse_sets(items):
