@@ -28,14 +28,7 @@ import io
 import math
 import subprocess
 
-from srbench.analysis import fail
-
-
-def fnum(s):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        return math.nan
+from srbench.analysis import fail, fnum
 
 
 def fmt_value(v, digits):

@@ -1,4 +1,7 @@
-"""What the Python module's tests share: failures gathered, not stopped at, and reported at the end."""
+"""What the Python module's tests share: failures gathered, not stopped at, and reported at the end;
+a script under test run by Debian's interpreter."""
+import subprocess
+
 FAILURES = []
 
 
@@ -57,3 +60,8 @@ def saved_figures(run):
     finally:
         matplotlib.figure.Figure.savefig = savefig
     return saved
+
+
+def run_script(script, *args):
+    """scripts/<script>.py run with args by /usr/bin/python3: its CompletedProcess (text output)."""
+    return subprocess.run(["/usr/bin/python3", script, *args], capture_output=True, text=True)

@@ -6,10 +6,9 @@ and count formatting, and clear errors for the wrong kind of csv.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-from checks import check, finish
+from checks import check, finish, run_script as run
 
 
 REPORT = """task,entry,model,arch,grid,runs,ok,diverged,failed,fitted,metric,n,mean,std,min,median,max,ci_lo,ci_hi,frac_target
@@ -30,10 +29,6 @@ parity,parity,alibi,transformer,,id,32,5,0.25,0.1,0.1,0.2,0.4,0.125,0.375
 parity,parity,alibi,transformer,,p1=0.9,32,5,0.5,0.1,0.4,0.5,0.6,0.45,0.55
 parity,parity,lstm,lstm,,id,64,5,0,0,0,0,0,0,0
 """
-
-
-def run(script, *args):
-    return subprocess.run(["/usr/bin/python3", script, *args], capture_output=True, text=True)
 
 
 def main():

@@ -28,6 +28,14 @@ def text(v):
     return v.decode("utf-8") if isinstance(v, bytes) else str(v)
 
 
+def fnum(s):
+    """A csv cell as a float; NaN for an empty or non-numeric cell."""
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 # ---- statistics across seeds: the report's own (harness/report/stats.cpp) ------------------------
 
 def seed_stats(values):
