@@ -68,53 +68,84 @@ inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 constexpr int kMRs[] = {6, 6};  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
 #endif
 
+// The register vector as a type (tile's template argument): Full is V above; Half, in the AVX-512
+// build, an 8-float ymm register for a last panel of at most 8 columns (a head of 8 channels: the
+// attention products O = P·V, dQ = dS·K, dV = Pᵀ·dO, dK = dSᵀ·Q). A 16-wide FMA on such a panel
+// computes 8 zero columns, and where the core executes a 512-bit FMA as two 256-bit halves (AMD
+// Zen 4) it costs twice an 8-wide one. Either way every element is the same chain of FMAs.
+struct Full {
+  using T = V;
+  static constexpr int kLanes = srbench::model::kLanes;
+  static T load(const float* p) { return vload(p); }
+  static void store(float* p, T v) { vstore(p, v); }
+  static T broadcast(float x) { return vbroadcast(x); }
+  static T zero() { return vzero(); }
+  static T fma(T a, T b, T c) { return vfma(a, b, c); }
+};
+#if defined(__AVX512F__)
+struct Half {
+  using T = __m256;
+  static constexpr int kLanes = 8;
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static T broadcast(float x) { return _mm256_set1_ps(x); }
+  static T zero() { return _mm256_setzero_ps(); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+};
+constexpr bool kHasHalf = true;
+#else
+constexpr bool kHasHalf = false;
+#endif
+constexpr int kHalfMR = 12;  // rows of a Half tile: 12 accumulators, B and a broadcast
+
 constexpr int kNV = sizeof(kMRs) / sizeof(kMRs[0]);  // vectors per panel of B, at most
 constexpr int kMR = *std::max_element(kMRs, kMRs + kNV);  // rows per register tile, at most
 constexpr int kNR = kNV * kLanes;  // columns per panel of B: a register tile is MR × (1 … kNV vectors)
 constexpr int kKC = 512;         // inner-dimension block: a packed panel is at most kKC × kNR floats
 constexpr int kMC = 96;          // rows of A per block (re-read from L2 for each panel of B)
 
-// The register tile: C[0..MR)[0..NV·kLanes) (row stride ldc) = its start + A-rows × panel bp
-// (kc rows of NV·kLanes floats) over kc inner steps. `start`: load C (accumulate), zero, or the
-// row vector `row`.
-template <int MR, int NV>
+// The register tile: C[0..MR)[0..NV·lanes) (row stride ldc) = its start + A-rows × panel bp
+// (kc rows of NV·lanes floats) over kc inner steps, in vectors of Vec. `start`: load C
+// (accumulate), zero, or the row vector `row`.
+template <int MR, int NV, typename Vec = Full>
 inline void tile(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
                  GemmInit start, const float* row) {
-  V acc[MR][NV];
+  constexpr int L = Vec::kLanes;
+  typename Vec::T acc[MR][NV];
   for (int r = 0; r < MR; ++r) {
     for (int h = 0; h < NV; ++h) {
-      if (start == GemmInit::kAccumulate) acc[r][h] = vload(c + r * ldc + h * kLanes);
-      else if (start == GemmInit::kRow) acc[r][h] = vload(row + h * kLanes);
-      else acc[r][h] = vzero();
+      if (start == GemmInit::kAccumulate) acc[r][h] = Vec::load(c + r * ldc + h * L);
+      else if (start == GemmInit::kRow) acc[r][h] = Vec::load(row + h * L);
+      else acc[r][h] = Vec::zero();
     }
   }
   const float* ar[MR];
   for (int r = 0; r < MR; ++r) ar[r] = a + r * rsa;
   for (int p = 0; p < kc; ++p) {
-    V b[NV];
-    for (int h = 0; h < NV; ++h) b[h] = vload(bp + h * kLanes);
-    bp += NV * kLanes;
+    typename Vec::T b[NV];
+    for (int h = 0; h < NV; ++h) b[h] = Vec::load(bp + h * L);
+    bp += NV * L;
     for (int r = 0; r < MR; ++r) {
-      const V x = vbroadcast(*ar[r]);
-      for (int h = 0; h < NV; ++h) acc[r][h] = vfma(x, b[h], acc[r][h]);
+      const auto x = Vec::broadcast(*ar[r]);
+      for (int h = 0; h < NV; ++h) acc[r][h] = Vec::fma(x, b[h], acc[r][h]);
       ar[r] += csa;
     }
   }
   for (int r = 0; r < MR; ++r)
-    for (int h = 0; h < NV; ++h) vstore(c + r * ldc + h * kLanes, acc[r][h]);
+    for (int h = 0; h < NV; ++h) Vec::store(c + r * ldc + h * L, acc[r][h]);
 }
 
-// A tile whose panel has `width` <= NV·kLanes real columns (the rest packed as zeros): a partial
+// A tile whose panel has `width` <= NV·lanes real columns (the rest packed as zeros): a partial
 // one goes through a full-width scratch tile.
-template <int MR, int NV>
+template <int MR, int NV, typename Vec = Full>
 void tile_any_width(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
                     int width, GemmInit start, const float* row) {
-  constexpr int w = NV * kLanes;
-  if (width == w) return tile<MR, NV>(kc, a, rsa, csa, bp, c, ldc, start, row);
+  constexpr int w = NV * Vec::kLanes;
+  if (width == w) return tile<MR, NV, Vec>(kc, a, rsa, csa, bp, c, ldc, start, row);
   alignas(64) float t[MR * w];
   for (int r = 0; r < MR; ++r)
     for (int j = 0; j < w; ++j) t[r * w + j] = j < width ? init_value(start, c + r * ldc + j, row, j) : 0.0f;
-  tile<MR, NV>(kc, a, rsa, csa, bp, t, w, GemmInit::kAccumulate, nullptr);
+  tile<MR, NV, Vec>(kc, a, rsa, csa, bp, t, w, GemmInit::kAccumulate, nullptr);
   for (int r = 0; r < MR; ++r) std::copy(t + r * w, t + r * w + width, c + r * ldc);
 }
 
@@ -136,9 +167,21 @@ constexpr std::array<std::array<TileFn, kMR>, sizeof...(N)> tile_table(std::inte
   return {tile_row<N + 1>(std::make_integer_sequence<int, kMR>{})...};
 }
 constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kNV>{});
+#if defined(__AVX512F__)
+// kHalfTiles[MR − 1]: the Half tiles of one 8-column panel
+template <int... R>
+constexpr std::array<TileFn, sizeof...(R)> half_row(std::integer_sequence<int, R...>) {
+  return {&tile_any_width<R + 1, 1, Half>...};
+}
+constexpr auto kHalfTiles = half_row(std::make_integer_sequence<int, kHalfMR>{});
+#endif
 
-// Columns j0 … of a panel: kNR, or for the last one the remaining columns rounded up to whole vectors.
-inline int panel_width(int n, int j0) { return std::min(kNR, (n - j0 + kLanes - 1) / kLanes * kLanes); }
+// Columns j0 … of a panel: kNR, or for the last one the remaining columns rounded up to whole
+// vectors — to 8 when at most 8 remain in the AVX-512 build (a Half panel).
+inline int panel_width(int n, int j0) {
+  if (kHasHalf && n - j0 <= 8) return 8;
+  return std::min(kNR, (n - j0 + kLanes - 1) / kLanes * kLanes);
+}
 
 // Packs rows k0 … k0+kc−1 of B into panels (zeros past column n): the panel at column j0 (a
 // multiple of kNR) has width pw = panel_width(n, j0) and holds B(k0+p, j0 + jj) at
@@ -150,12 +193,14 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
     float* dst = out + static_cast<int64_t>(j0) * kc;
     if (w < pw)  // the zero columns of a partial panel
       for (int p = 0; p < kc; ++p) std::fill(dst + p * pw + w, dst + (p + 1) * pw, 0.0f);
-    if (B.col_stride == 1 && w == pw) {  // rows of B contiguous, whole vectors: pw / kLanes of them a row
+    if (B.col_stride == 1 && w == pw && pw % kLanes == 0) {  // rows of B contiguous, whole vectors: pw / kLanes of them a row
       const int nv = pw / kLanes;
       for (int p = 0; p < kc; ++p) {
         const float* src = B.data + (k0 + p) * B.row_stride + j0;
         for (int h = 0; h < nv; ++h) vstore(dst + p * pw + h * kLanes, vload(src + h * kLanes));
       }
+    } else if (B.col_stride == 1) {  // rows of B contiguous, a partial or Half panel
+      for (int p = 0; p < kc; ++p) std::copy_n(B.data + (k0 + p) * B.row_stride + j0, w, dst + p * pw);
     } else {  // any strides, read along B's columns (contiguous when row_stride is 1, B = Wᵀ)
       for (int jj = 0; jj < w; ++jj) {
         const float* src = B.data + (j0 + jj) * B.col_stride + k0 * B.row_stride;
@@ -183,14 +228,21 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
     for (int i0 = 0; i0 < m; i0 += kMC) {
       const int i1 = std::min(m, i0 + kMC);
       for (int j0 = 0; j0 < n; j0 += kNR) {
-        const int width = std::min(kNR, n - j0), nv = panel_width(n, j0) / kLanes, mr = kMRs[nv - 1];
+        const int width = std::min(kNR, n - j0), pw = panel_width(n, j0), nv = pw / kLanes;
+        const bool half = kHasHalf && pw < kLanes;
+        const int mr = half ? kHalfMR : kMRs[nv - 1];
         const float* bp = packed.data() + static_cast<int64_t>(j0) * kc;
         const float* rj = start == GemmInit::kRow ? row + j0 : nullptr;
         for (int i = i0; i < i1; i += mr) {
           const int rows = std::min(mr, i1 - i);
           // with A lower triangular, rows i … i+rows−1 have no terms past p = i+rows−1
           const int steps = a_lower ? std::clamp(i + rows - k0, 0, kc) : kc;
-          kTiles[nv - 1][rows - 1](steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride,
+#if defined(__AVX512F__)
+          const TileFn fn = half ? kHalfTiles[rows - 1] : kTiles[nv - 1][rows - 1];
+#else
+          const TileFn fn = kTiles[nv - 1][rows - 1];
+#endif
+          fn(steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride,
                                    A.col_stride, bp, C + i * ldc + j0, ldc, width, start, rj);
         }
       }
