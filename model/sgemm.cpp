@@ -41,49 +41,15 @@ void sgemm_reference(int m, int n, int k, StridedOperand A, StridedOperand B, fl
 
 namespace {
 
-// One vector register of floats and its operations.
-#if defined(__AVX512F__)
-constexpr SgemmKernel kKernel = SgemmKernel::kAvx512;
-using V = __m512;
-constexpr int kLanes = 16;
-inline V vload(const float* p) { return _mm512_loadu_ps(p); }
-inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
-inline V vbroadcast(float x) { return _mm512_set1_ps(x); }
-inline V vzero() { return _mm512_setzero_ps(); }
-inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-// Panels of up to four vectors (64 columns). Rows per register tile for a panel of nv vectors
-// (its accumulators, nv B vectors and a broadcast within the 32 registers): 12 × 1, 8 × 2, 8 × 3,
-// 6 × 4. On the linear layers' products of S, M and L (AMD EPYC, CPU time) this ran about 5%
-// faster than 8 × 2 throughout (performance.md, round 11): wider tiles reuse each broadcast.
-constexpr int kMRs[] = {12, 8, 8, 6};
-#else
-constexpr SgemmKernel kKernel = SgemmKernel::kAvx2;
-using V = __m256;
-constexpr int kLanes = 8;
-inline V vload(const float* p) { return _mm256_loadu_ps(p); }
-inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
-inline V vbroadcast(float x) { return _mm256_set1_ps(x); }
-inline V vzero() { return _mm256_setzero_ps(); }
-inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-constexpr int kMRs[] = {6, 6};  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
-#endif
-
-// The register vector as a type (tile's template argument): Full is V above; Half, in the AVX-512
-// build, an 8-float ymm register for a last panel of at most 8 columns (a head of 8 channels: the
-// attention products O = P·V, dQ = dS·K, dV = Pᵀ·dO, dK = dSᵀ·Q). A 16-wide FMA on such a panel
-// computes 8 zero columns, and where the core executes a 512-bit FMA as two 256-bit halves (AMD
-// Zen 4) it costs twice an 8-wide one. Either way every element is the same chain of FMAs.
-struct Full {
-  using T = V;
-  static constexpr int kLanes = srbench::model::kLanes;
-  static T load(const float* p) { return vload(p); }
-  static void store(float* p, T v) { vstore(p, v); }
-  static T broadcast(float x) { return vbroadcast(x); }
-  static T zero() { return vzero(); }
-  static T fma(T a, T b, T c) { return vfma(a, b, c); }
-};
-#if defined(__AVX512F__)
-struct Half {
+// One vector register of floats and its operations, as a type (tile's template argument): Full
+// is the build's widest register; Half, in the AVX-512 build, an 8-float ymm register for a last
+// panel of at most 8 columns (a head of 8 channels: the attention products O = P·V, dQ = dS·K,
+// dV = Pᵀ·dO, dK = dSᵀ·Q), which a 16-wide tile would run half on zero columns. `mask(n)` selects
+// a vector's first n lanes, for the last vector of a partial panel: its other lanes are computed
+// on the packed zeros and neither read from C nor written. Every element is the same chain of
+// FMAs whichever register holds it.
+// The 8-float (ymm) register, without masks: AVX2's widest, AVX-512's Half.
+struct Ymm {
   using T = __m256;
   static constexpr int kLanes = 8;
   static T load(const float* p) { return _mm256_loadu_ps(p); }
@@ -92,10 +58,49 @@ struct Half {
   static T zero() { return _mm256_setzero_ps(); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
 };
+#if defined(__AVX512F__)
+constexpr SgemmKernel kKernel = SgemmKernel::kAvx512;
+struct Full {
+  using T = __m512;
+  using Mask = __mmask16;
+  static constexpr int kLanes = 16;
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static Mask mask(int n) { return static_cast<Mask>((1u << n) - 1); }
+  static T load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static T broadcast(float x) { return _mm512_set1_ps(x); }
+  static T zero() { return _mm512_setzero_ps(); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+};
+struct Half : Ymm {  // masks in AVX-512VL's mask registers
+  using Mask = __mmask8;
+  using Ymm::load, Ymm::store;
+  static Mask mask(int n) { return static_cast<Mask>((1u << n) - 1); }
+  static T load(const float* p, Mask m) { return _mm256_maskz_loadu_ps(m, p); }
+  static void store(float* p, T v, Mask m) { _mm256_mask_storeu_ps(p, m, v); }
+};
 constexpr bool kHasHalf = true;
+// Panels of up to four vectors (64 columns). Rows per register tile for a panel of nv vectors
+// (its accumulators, nv B vectors and a broadcast within the 32 registers): 12 × 1, 8 × 2, 8 × 3,
+// 6 × 4. On the linear layers' products of S, M and L (AMD EPYC, CPU time) this ran about 5%
+// faster than 8 × 2 throughout (performance.md, round 11): wider tiles reuse each broadcast.
+constexpr int kMRs[] = {12, 8, 8, 6};
 #else
+constexpr SgemmKernel kKernel = SgemmKernel::kAvx2;
+struct Full : Ymm {  // masks as vectors of lanes, for vmaskmov
+  using Mask = __m256i;
+  using Ymm::load, Ymm::store;
+  static Mask mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static T load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void store(float* p, T v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+};
 constexpr bool kHasHalf = false;
+constexpr int kMRs[] = {6, 6};  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
 #endif
+constexpr int kLanes = Full::kLanes;
 constexpr int kHalfMR = 12;  // rows of a Half tile: 12 accumulators, B and a broadcast
 
 constexpr int kNV = sizeof(kMRs) / sizeof(kMRs[0]);  // vectors per panel of B, at most
@@ -104,19 +109,23 @@ constexpr int kNR = kNV * kLanes;  // columns per panel of B: a register tile is
 constexpr int kKC = 512;         // inner-dimension block: a packed panel is at most kKC × kNR floats
 constexpr int kMC = 96;          // rows of A per block (re-read from L2 for each panel of B)
 
-// The register tile: C[0..MR)[0..NV·lanes) (row stride ldc) = its start + A-rows × panel bp
-// (kc rows of NV·lanes floats) over kc inner steps, in vectors of Vec. `start`: load C
-// (accumulate), zero, or the row vector `row`.
+// The register tile: C[0..MR)[0..width) (row stride ldc) = its start + A-rows × panel bp (kc rows
+// of NV·lanes floats, zero past width) over kc inner steps, in vectors of Vec; width > (NV − 1)·lanes.
+// `start`: load C (accumulate), zero, or the row vector `row`.
 template <int MR, int NV, typename Vec = Full>
 inline void tile(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
-                 GemmInit start, const float* row) {
-  constexpr int L = Vec::kLanes;
+                 int width, GemmInit start, const float* row) {
+  constexpr int L = Vec::kLanes, NL = NV - 1;
+  const bool partial = width < NV * L;
+  const auto m = Vec::mask(width - NL * L);
   typename Vec::T acc[MR][NV];
   for (int r = 0; r < MR; ++r) {
     for (int h = 0; h < NV; ++h) {
-      if (start == GemmInit::kAccumulate) acc[r][h] = Vec::load(c + r * ldc + h * L);
-      else if (start == GemmInit::kRow) acc[r][h] = Vec::load(row + h * L);
-      else acc[r][h] = Vec::zero();
+      if (start == GemmInit::kZero) acc[r][h] = Vec::zero();
+      else {
+        const float* src = start == GemmInit::kAccumulate ? c + r * ldc + h * L : row + h * L;
+        acc[r][h] = h == NL && partial ? Vec::load(src, m) : Vec::load(src);
+      }
     }
   }
   const float* ar[MR];
@@ -131,22 +140,11 @@ inline void tile(int kc, const float* a, int64_t rsa, int64_t csa, const float* 
       ar[r] += csa;
     }
   }
-  for (int r = 0; r < MR; ++r)
-    for (int h = 0; h < NV; ++h) Vec::store(c + r * ldc + h * L, acc[r][h]);
-}
-
-// A tile whose panel has `width` <= NV·lanes real columns (the rest packed as zeros): a partial
-// one goes through a full-width scratch tile.
-template <int MR, int NV, typename Vec = Full>
-void tile_any_width(int kc, const float* a, int64_t rsa, int64_t csa, const float* bp, float* c, int64_t ldc,
-                    int width, GemmInit start, const float* row) {
-  constexpr int w = NV * Vec::kLanes;
-  if (width == w) return tile<MR, NV, Vec>(kc, a, rsa, csa, bp, c, ldc, start, row);
-  alignas(64) float t[MR * w];
-  for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < w; ++j) t[r * w + j] = j < width ? init_value(start, c + r * ldc + j, row, j) : 0.0f;
-  tile<MR, NV, Vec>(kc, a, rsa, csa, bp, t, w, GemmInit::kAccumulate, nullptr);
-  for (int r = 0; r < MR; ++r) std::copy(t + r * w, t + r * w + width, c + r * ldc);
+  for (int r = 0; r < MR; ++r) {
+    for (int h = 0; h < NL; ++h) Vec::store(c + r * ldc + h * L, acc[r][h]);
+    if (partial) Vec::store(c + r * ldc + NL * L, acc[r][NL], m);
+    else Vec::store(c + r * ldc + NL * L, acc[r][NL]);
+  }
 }
 
 using TileFn = void (*)(int, const float*, int64_t, int64_t, const float*, float*, int64_t, int, GemmInit,
@@ -155,7 +153,7 @@ using TileFn = void (*)(int, const float*, int64_t, int64_t, const float*, float
 // kTiles[NV − 1][MR − 1], for MR up to kMRs[NV − 1] (nullptr past it)
 template <int NV, int MR>
 constexpr TileFn tile_entry() {
-  if constexpr (MR <= kMRs[NV - 1]) return &tile_any_width<MR, NV>;
+  if constexpr (MR <= kMRs[NV - 1]) return &tile<MR, NV>;
   else return nullptr;
 }
 template <int NV, int... R>
@@ -171,7 +169,7 @@ constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kNV>{});
 // kHalfTiles[MR − 1]: the Half tiles of one 8-column panel
 template <int... R>
 constexpr std::array<TileFn, sizeof...(R)> half_row(std::integer_sequence<int, R...>) {
-  return {&tile_any_width<R + 1, 1, Half>...};
+  return {&tile<R + 1, 1, Half>...};
 }
 constexpr auto kHalfTiles = half_row(std::make_integer_sequence<int, kHalfMR>{});
 #endif
@@ -181,6 +179,28 @@ constexpr auto kHalfTiles = half_row(std::make_integer_sequence<int, kHalfMR>{})
 inline int panel_width(int n, int j0) {
   if (kHasHalf && n - j0 <= 8) return 8;
   return std::min(kNR, (n - j0 + kLanes - 1) / kLanes * kLanes);
+}
+
+// dst[p·pw + jj] = src[jj·ld + p] for p < 8, jj < 8: an 8 × 8 block of a row-major matrix M
+// (B = Mᵀ) transposed into 8 rows of a packed panel, by the usual unpack / shuffle / permute
+// sequence of 8-float registers (a copy: each value moves unchanged).
+inline void transpose8x8(const float* src, int64_t ld, float* dst, int pw) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * pw, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * pw, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
 }
 
 // Packs rows k0 … k0+kc−1 of B into panels (zeros past column n): the panel at column j0 (a
@@ -197,12 +217,21 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
       const int nv = pw / kLanes;
       for (int p = 0; p < kc; ++p) {
         const float* src = B.data + (k0 + p) * B.row_stride + j0;
-        for (int h = 0; h < nv; ++h) vstore(dst + p * pw + h * kLanes, vload(src + h * kLanes));
+        for (int h = 0; h < nv; ++h) Full::store(dst + p * pw + h * kLanes, Full::load(src + h * kLanes));
       }
     } else if (B.col_stride == 1) {  // rows of B contiguous, a partial or Half panel
       for (int p = 0; p < kc; ++p) std::copy_n(B.data + (k0 + p) * B.row_stride + j0, w, dst + p * pw);
     } else {  // any strides, read along B's columns (contiguous when row_stride is 1, B = Wᵀ)
-      for (int jj = 0; jj < w; ++jj) {
+      int jj = 0;
+      if (B.row_stride == 1)  // B = Mᵀ, M row-major: 8 × 8 blocks transposed in registers
+        for (; jj + 8 <= w; jj += 8) {
+          const float* src = B.data + (j0 + jj) * B.col_stride + k0;
+          int p = 0;
+          for (; p + 8 <= kc; p += 8) transpose8x8(src + p, B.col_stride, dst + p * pw + jj, pw);
+          for (; p < kc; ++p)
+            for (int q = 0; q < 8; ++q) dst[p * pw + jj + q] = src[q * B.col_stride + p];
+        }
+      for (; jj < w; ++jj) {
         const float* src = B.data + (j0 + jj) * B.col_stride + k0 * B.row_stride;
         for (int p = 0; p < kc; ++p) dst[p * pw + jj] = src[p * B.row_stride];
       }
@@ -221,9 +250,13 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
   thread_local std::vector<float> packed;
   const size_t need = static_cast<size_t>(n + kNR) * std::min(k, kKC);
   if (packed.size() < need) packed.resize(need);
+  // One panel whose rows B already holds contiguously at the panel's width (a row-major B of at
+  // most kNR columns, a whole number of vectors, e.g. a small model's weights): read in place.
+  const bool in_place = n <= kNR && B.col_stride == 1 && B.row_stride == panel_width(n, 0) && n == B.row_stride;
   for (int k0 = 0; k0 < k; k0 += kKC) {
     const int kc = std::min(kKC, k - k0);
-    pack_b(B, n, k0, kc, packed.data());
+    const float* bpanels = in_place ? B.data + static_cast<int64_t>(k0) * B.row_stride : packed.data();
+    if (!in_place) pack_b(B, n, k0, kc, packed.data());
     const GemmInit start = k0 == 0 ? init : GemmInit::kAccumulate;
     for (int i0 = 0; i0 < m; i0 += kMC) {
       const int i1 = std::min(m, i0 + kMC);
@@ -231,7 +264,7 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
         const int width = std::min(kNR, n - j0), pw = panel_width(n, j0), nv = pw / kLanes;
         const bool half = kHasHalf && pw < kLanes;
         const int mr = half ? kHalfMR : kMRs[nv - 1];
-        const float* bp = packed.data() + static_cast<int64_t>(j0) * kc;
+        const float* bp = bpanels + static_cast<int64_t>(j0) * kc;
         const float* rj = start == GemmInit::kRow ? row + j0 : nullptr;
         for (int i = i0; i < i1; i += mr) {
           const int rows = std::min(mr, i1 - i);
