@@ -48,7 +48,8 @@ namespace {
 // a vector's first n lanes, for the last vector of a partial panel: its other lanes are computed
 // on the packed zeros and neither read from C nor written. Every element is the same chain of
 // FMAs whichever register holds it.
-// The 8-float (ymm) register, without masks: AVX2's widest, AVX-512's Half.
+//
+// Ymm: the 8-float register without masks, which AVX2's Full and AVX-512's Half extend.
 struct Ymm {
   using T = __m256;
   static constexpr int kLanes = 8;
@@ -247,12 +248,12 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
            const float* row, bool a_lower) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return sgemm_reference(m, n, 0, A, B, C, ldc, init, row);
-  thread_local std::vector<float> packed;
-  const size_t need = static_cast<size_t>(n + kNR) * std::min(k, kKC);
-  if (packed.size() < need) packed.resize(need);
   // One panel whose rows B already holds contiguously at the panel's width (a row-major B of at
   // most kNR columns, a whole number of vectors, e.g. a small model's weights): read in place.
-  const bool in_place = n <= kNR && B.col_stride == 1 && B.row_stride == panel_width(n, 0) && n == B.row_stride;
+  const bool in_place = n <= kNR && B.col_stride == 1 && B.row_stride == n && panel_width(n, 0) == n;
+  thread_local std::vector<float> packed;
+  const size_t need = in_place ? 0 : static_cast<size_t>(n + kNR) * std::min(k, kKC);
+  if (packed.size() < need) packed.resize(need);
   for (int k0 = 0; k0 < k; k0 += kKC) {
     const int kc = std::min(kKC, k - k0);
     const float* bpanels = in_place ? B.data + static_cast<int64_t>(k0) * B.row_stride : packed.data();
