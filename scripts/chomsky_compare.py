@@ -26,22 +26,15 @@ import csv
 import math
 import sys
 
-from srbench.analysis import fail, fnum
+from srbench.analysis import fail, fnum, read_csv
 
 THRESHOLD = 0.90
 
 
-def read_csv(path, need):
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
+def rows_of(path, need, kind):
+    rows = read_csv(path, need, kind)
     if not rows:
         fail(f"{path}: no rows")
-    missing = [c for c in need if c not in rows[0]]
-    if missing:
-        fail(f"{path}: columns {missing} missing (expected {need})")
     return rows
 
 
@@ -104,10 +97,11 @@ def main():
     ap.add_argument("--paper", required=True, help="the paper's classes (docs/data/nnch-table2.csv)")
     ap.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = ap.parse_args()
-    tables = [r for p in a.table for r in read_csv(p, ["task", "level", "chance", "model", "arch"])]
-    runs = [r for p in a.runs for r in read_csv(p, ["run_id", "task", "model", "grid", "seed", "fitted",
-                                                    "quantity", "condition", "value"])]
-    paper = read_csv(a.paper, ["task", "model", "paper_class"])
+    tables = [r for p in a.table for r in rows_of(p, ["task", "level", "chance", "model", "arch"],
+                                                  "a `srbench report --chomsky --format csv` table")]
+    runs = [r for p in a.runs for r in rows_of(p, ["run_id", "task", "model", "grid", "seed", "fitted", "quantity",
+                                                   "condition", "value"], "a runs_csv.py file")]
+    paper = rows_of(a.paper, ["task", "model", "paper_class"], "a csv of the paper's classes")
     rows = cells(tables, runs, paper)
     if a.format == "csv":
         w = csv.writer(sys.stdout, lineterminator="\n")

@@ -43,7 +43,7 @@ import numpy as np
 
 from attention_pattern import run_summary
 from position_horizon import horizon
-from srbench.analysis import fail, open_suite, seed_stats, text
+from srbench.analysis import fail, open_suite, read_csv, seed_stats, text
 
 COLUMNS = ["run_id", "entry", "task", "model", "grid", "seed", "fitted", "quantity", "condition", "length",
            "value"]
@@ -107,12 +107,7 @@ def write(path, out, elements=False):
 
 
 def stats(path, a, out):
-    try:
-        rows = list(csv.DictReader(open(path, newline="")))
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    if rows and set(COLUMNS) - set(rows[0]):
-        fail(f"{path}: not a runs_csv.py file (columns {sorted(set(COLUMNS) - set(rows[0]))} missing)")
+    rows = read_csv(path, COLUMNS, "a runs_csv.py file")
     groups, order = {}, []
     for r in rows:
         if a.fitted and r["fitted"] != "1":

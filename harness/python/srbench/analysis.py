@@ -28,6 +28,22 @@ def text(v):
     return v.decode("utf-8") if isinstance(v, bytes) else str(v)
 
 
+def read_csv(path, need, kind):
+    """The rows of csv file `path` as dicts. Bad input fails (exit 2) naming the file: unreadable,
+    or rows without one of the `need` columns ("not KIND (columns [...] missing)")."""
+    import csv
+
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        fail(f"{path}: cannot read ({e.strerror})")
+    missing = sorted(set(need) - set(rows[0])) if rows else []
+    if missing:
+        fail(f"{path}: not {kind} (columns {missing} missing)")
+    return rows
+
+
 def fnum(s):
     """A csv cell as a float; NaN for an empty or non-numeric cell."""
     try:
