@@ -183,9 +183,14 @@ void print_fma_peak() {
       for (int c = 0; c < chains; ++c) acc[c] = fma(acc[c], a, b);
     const double s = cpu_seconds() - t0;
     best = std::max(best, 2.0 * lanes * chains * iters / s * 1e-9);
-    float out[lanes];
-    std::memcpy(out, &acc[0], sizeof out);
-    sink += out[0];
+    // Every chain's result is used: were only one read, the compiler would drop the other chains
+    // and the loop would time one chain's latency (12 × that was printed as the peak until
+    // 2026-12-06: 1.5 × the true peak on an AMD EPYC; performance.md, round 19).
+    for (int c = 0; c < chains; ++c) {
+      float out[lanes];
+      std::memcpy(out, &acc[c], sizeof out);
+      for (int l = 0; l < lanes; ++l) sink += out[l];
+    }
   }
   std::fprintf(stderr, "%g\n", sink);
   std::printf("%s, %d accumulators, %ld iterations\npeak_gflops=%.2f\n", unit, chains, iters, best);

@@ -101,6 +101,15 @@ struct Full : Ymm {  // masks as vectors of lanes, for vmaskmov
 constexpr bool kHasHalf = false;
 constexpr int kMRs[] = {6, 6};  // 6 × 2 accumulators, two B vectors and a broadcast: 15 of 16 registers
 #endif
+// A whose successive inner steps lie a page or more apart (A = Mᵀ of a row-major M at least 1,024
+// floats wide: the weight gradient dYᵀ·X of a layer with 1,024 outputs) is copied into a
+// contiguous block first in the AVX2 build, whose 16-column panels read the block of A once per
+// 16 columns of C: read in place, every step of the tile's loop touched a new page and ran from
+// L2 (L's fc1 weight gradient at 69 GFLOP/s against 104 for its other products; performance.md,
+// round 19). The AVX-512 build's wider panels read A a quarter as often and ran slower with the
+// copy, so it reads A in place.
+constexpr bool kPackFarA = !kHasHalf;
+constexpr int64_t kFarStride = 1024;  // floats: 4 KiB
 constexpr int kLanes = Full::kLanes;
 constexpr int kHalfMR = 12;  // rows of a Half tile: 12 accumulators, B and a broadcast
 
@@ -204,6 +213,19 @@ inline void transpose8x8(const float* src, int64_t ld, float* dst, int pw) {
   }
 }
 
+// Copies A's rows i0 … i1−1, inner steps k0 … k0+kc−1, into out as blocks of mr rows: rows i …
+// i+r−1 (r = min(mr, i1 − i)) at out + (i − i0)·kc, inner step p of row i+q at [p·r + q] — what
+// tile reads with row stride 1 and column stride r.
+void pack_a(const StridedOperand& A, int i0, int i1, int k0, int kc, int mr, float* out) {
+  for (int i = i0; i < i1; i += mr) {
+    const int r = std::min(mr, i1 - i);
+    float* dst = out + static_cast<int64_t>(i - i0) * kc;
+    const float* src = A.data + i * A.row_stride + k0 * A.col_stride;
+    for (int p = 0; p < kc; ++p)
+      for (int q = 0; q < r; ++q) dst[p * r + q] = src[q * A.row_stride + p * A.col_stride];
+  }
+}
+
 // Packs rows k0 … k0+kc−1 of B into panels (zeros past column n): the panel at column j0 (a
 // multiple of kNR) has width pw = panel_width(n, j0) and holds B(k0+p, j0 + jj) at
 // [j0·kc + p·pw + jj]. (Reading full panels of a row-major B in place instead was measured slower
@@ -254,6 +276,9 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
   thread_local std::vector<float> packed;
   const size_t need = in_place ? 0 : static_cast<size_t>(n + kNR) * std::min(k, kKC);
   if (packed.size() < need) packed.resize(need);
+  const bool pack_far_a = kPackFarA && A.col_stride >= kFarStride;
+  thread_local std::vector<float> a_block;  // A's block of rows i0 … i1−1 when pack_far_a
+  if (pack_far_a && a_block.size() < static_cast<size_t>(kMC) * kKC) a_block.resize(static_cast<size_t>(kMC) * kKC);
   for (int k0 = 0; k0 < k; k0 += kKC) {
     const int kc = std::min(kKC, k - k0);
     const float* bpanels = in_place ? B.data + static_cast<int64_t>(k0) * B.row_stride : packed.data();
@@ -261,10 +286,12 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
     const GemmInit start = k0 == 0 ? init : GemmInit::kAccumulate;
     for (int i0 = 0; i0 < m; i0 += kMC) {
       const int i1 = std::min(m, i0 + kMC);
+      int a_block_mr = 0;  // the rows per block a_block holds (0: none yet)
       for (int j0 = 0; j0 < n; j0 += kNR) {
         const int width = std::min(kNR, n - j0), pw = panel_width(n, j0), nv = pw / kLanes;
         const bool half = kHasHalf && pw < kLanes;
         const int mr = half ? kHalfMR : kMRs[nv - 1];
+        if (pack_far_a && mr != a_block_mr) pack_a(A, i0, i1, k0, kc, mr, a_block.data()), a_block_mr = mr;
         const float* bp = bpanels + static_cast<int64_t>(j0) * kc;
         const float* rj = start == GemmInit::kRow ? row + j0 : nullptr;
         for (int i = i0; i < i1; i += mr) {
@@ -276,8 +303,12 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
 #else
           const TileFn fn = kTiles[nv - 1][rows - 1];
 #endif
-          fn(steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride,
-                                   A.col_stride, bp, C + i * ldc + j0, ldc, width, start, rj);
+          if (pack_far_a)
+            fn(steps, a_block.data() + static_cast<int64_t>(i - i0) * kc, 1, rows, bp, C + i * ldc + j0, ldc, width,
+               start, rj);
+          else
+            fn(steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride, A.col_stride, bp, C + i * ldc + j0,
+               ldc, width, start, rj);
         }
       }
     }

@@ -47,9 +47,12 @@ TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and
   // last panel of each width (1 to 4 vectors: n = 200, 100, 33, 96), row blocks (m > 96), inner
   // blocks (k > 512), and k = 0; operands plain, transposed and with padded strides.
   // In the AVX-512 build a last panel of at most 8 columns runs 8-wide (n = 8, 5, 72, 65, 200).
-  const int shapes[][3] = {{1, 1, 1},      {7, 33, 5},     {8, 32, 64},   {13, 17, 129}, {97, 65, 40},
-                           {200, 96, 513}, {5, 100, 1100}, {64, 31, 0},   {300, 48, 128}, {150, 200, 70},
-                           {40, 8, 40},    {25, 5, 600},   {130, 72, 33}};
+  // m ≥ 1,024 with A transposed (layouts 1 and 3): A's inner steps 4 KiB or more apart, which the
+  // AVX2 build copies into blocks of rows first (m = 1030: a last row block of 70 rows, a last
+  // tile of 4; m = 1100 with n = 20: panels of 16 and 4 columns).
+  const int shapes[][3] = {{1, 1, 1},      {7, 33, 5},     {8, 32, 64},    {13, 17, 129}, {97, 65, 40},
+                           {200, 96, 513}, {5, 100, 1100}, {64, 31, 0},    {300, 48, 128}, {150, 200, 70},
+                           {40, 8, 40},    {25, 5, 600},   {130, 72, 33},  {1030, 40, 600}, {1100, 20, 33}};
   int cases = 0;
   for (const auto& sh : shapes) {
     const int m = sh[0], n = sh[1], k = sh[2];
@@ -72,13 +75,13 @@ TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and
       }
     }
   }
-  CHECK(cases == 13 * 4 * 3);
+  CHECK(cases == 15 * 4 * 3);
 }
 
 TEST_CASE("sgemm: skipping the zeros of a lower-triangular A equals the plain loops", "[sgemm][reference]") {
   // causal attention products: P (T×T, zero above the diagonal) times V, P stored as is (row
-  // stride T) or read transposed from a stored upper-triangular matrix
-  for (const int T : {5, 32, 64, 100, 600}) {
+  // stride T) or read transposed from a stored upper-triangular matrix (T = 1030: 4 KiB apart)
+  for (const int T : {5, 32, 64, 100, 600, 1030}) {
     for (const int hs : {7, 8, 16, 32, 40}) {
       for (const bool transposed : {false, true}) {
         auto p = random_vec(static_cast<size_t>(T) * T, 60 + T + hs);
