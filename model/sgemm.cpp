@@ -303,12 +303,11 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
 #else
           const TileFn fn = kTiles[nv - 1][rows - 1];
 #endif
-          if (pack_far_a)
-            fn(steps, a_block.data() + static_cast<int64_t>(i - i0) * kc, 1, rows, bp, C + i * ldc + j0, ldc, width,
-               start, rj);
-          else
-            fn(steps, A.data + i * A.row_stride + k0 * A.col_stride, A.row_stride, A.col_stride, bp, C + i * ldc + j0,
-               ldc, width, start, rj);
+          // rows i … i+rows−1 of A from k0 on: in place, or their block in a_block (pack_a's layout)
+          const float* a = pack_far_a ? a_block.data() + static_cast<int64_t>(i - i0) * kc
+                                      : A.data + i * A.row_stride + k0 * A.col_stride;
+          const int64_t rsa = pack_far_a ? 1 : A.row_stride, csa = pack_far_a ? rows : A.col_stride;
+          fn(steps, a, rsa, csa, bp, C + i * ldc + j0, ldc, width, start, rj);
         }
       }
     }
