@@ -7,7 +7,7 @@
 //               [--arch lstm]
 //               one run, one line: tok_s= step_ms= loss= maxrss_kb= (peak of this process) cpu_tok_s= params=
 //               (tokens per CPU-second per thread: steadier on a loaded machine); with
-//               --arch a recurrent model of recurrent.md (rnn, lstm, gru, …; --heads is not used)
+//               --arch a recurrent model of recurrent.md (rnn, lstm, gru, …; --heads is not used and may be left out)
 //   bench_model --peak                                             a core's float32 FMA peak:
 //               GFLOP/s of independent FMA chains on the widest vector unit the build targets (a line
 //               naming the unit, then peak_gflops=)
@@ -249,8 +249,18 @@ int main(int argc, char** argv) {
   }
   if (steps < 1) return usage();
   if (one) {
-    if (custom.d_model < 1 || custom.layers < 1 || custom.heads < 1 || custom.T < 1 || custom.batch < 1)
-      return usage();
+    if (custom.d_model < 1 || custom.layers < 1 || custom.T < 1 || custom.batch < 1) return usage();
+    srbench::model::ModelConfig arch;
+    try {
+      arch.set("arch", custom.arch);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_model: --arch: %s\n", e.what());
+      return 2;
+    }
+    if (custom.heads < 1 && !arch.recurrent()) {  // recurrent.md's archs have no heads
+      std::fprintf(stderr, "bench_model: --arch %s needs --heads H (at least 1)\n", custom.arch.c_str());
+      return 2;
+    }
     const Result r = run(custom, threads.at(0), steps);
     std::printf("tok_s=%.1f step_ms=%.3f loss=%.6f maxrss_kb=%ld cpu_tok_s=%.1f params=%lld\n",
                 custom.batch * custom.T / r.step_s, r.step_s * 1e3, r.loss, maxrss_kb(), custom.batch * custom.T / r.cpu_step_s,
