@@ -63,6 +63,20 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
+// CPU time (user + system, in clock ticks) `pid` has used so far; -1 if it is gone.
+long cpu_ticks(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return -1;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i)  // fields 3.. of proc(5): state, ppid, ...
+    if (i == 14) utime = std::stol(field);
+    else if (i == 15) stime = std::stol(field);
+  return utime + stime;
+}
+
 // Waits for `pid` (at most two minutes); its wait status.
 int wait_for(pid_t pid) {
   const auto deadline = Clock::now() + std::chrono::minutes(2);
@@ -186,13 +200,24 @@ TEST_CASE("signals: a run process that crashes is recorded failed, the others fi
   TempDir dir;
   srbench::test::write_file(dir.file("sig.yaml"), kSuite);
   const pid_t pid = start_srbench({"sweep", dir.file("sig.yaml"), "--out", dir.file("r/sig.h5"), "--jobs", "2"}, dir.file("log"));
-  std::vector<pid_t> runs_now;
-  for (int i = 0; i < 1000 && runs_now.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    runs_now = children_of(pid);
+  // A worker that is running a run: one that has used 30 ms of CPU and is using more. (A worker
+  // is a child from its fork on, before the sweep hands it a run; one killed then, or between two
+  // runs, costs no run — on a loaded machine the first child seen was sometimes such a one.)
+  pid_t victim = 0;
+  for (int i = 0; i < 2000 && victim == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (pid_t c : children_of(pid)) {
+      const long before = cpu_ticks(c);
+      std::this_thread::sleep_for(std::chrono::milliseconds(15));
+      const long after = cpu_ticks(c);
+      if (before >= 3 && after > before) {
+        victim = c;
+        break;
+      }
+    }
   }
-  REQUIRE(!runs_now.empty());
-  kill(runs_now.front(), SIGSEGV);
+  REQUIRE(victim != 0);
+  kill(victim, SIGSEGV);
   const int status = wait_for(pid);
   const std::string log = srbench::test::read_file(dir.file("log"));
   INFO(log);
