@@ -49,6 +49,8 @@ py::dict attributes(const harness::RunResult& r, harness::RunAttributeKind kind)
 PyBatch draw_batch(harness::TrainingData& data, std::vector<tasks::Example>& examples, int64_t step,
                    harness::SeenSet* seen = nullptr);
 
+// An external model's result (Suite.evaluate), or a suite's Python model's (_PythonRun), as it is
+// built: the run's spec, the suite it belongs to, and the metrics derived from its rows and curve.
 struct PyResult {
   harness::RunResult run;
   RunSpec spec;  // the external run: the suite run's data settings, the external model's name

@@ -53,8 +53,6 @@ std::string data_key(const RunSpec& r, bool with_eval) {
 
 }  // namespace
 
-// The run whose data an external model uses: by run id, or by (entry, seed) when every run of
-// that pair has the same data (the built-in model entries may set train or eval keys).
 const RunSpec& find_run(const harness::Suite& suite, const std::string& entry, uint64_t seed,
                         const std::string& run_id, bool with_eval) {
   if (!run_id.empty()) {
@@ -93,7 +91,6 @@ py::object cell_value(const h5::Cell& c) {
 
 }  // namespace
 
-// The run attributes of one kind (the results stage's table, run_attribute_values) as a dict.
 py::dict attributes(const harness::RunResult& r, harness::RunAttributeKind kind) {
   py::dict d;
   for (const auto& a : harness::run_attribute_values(r))
@@ -119,9 +116,6 @@ py::list run_list(const PySuite& s) {
 
 }  // namespace
 
-// The batch of training step `step`, drawn exactly as run_training draws it: examples
-// step·B … step·B+B−1 of `data` (B = examples.size()), assembled into one Batch; each example's
-// tokens added to `seen` when given. Runs with the GIL released.
 PyBatch draw_batch(harness::TrainingData& data, std::vector<tasks::Example>& examples, int64_t step,
                    harness::SeenSet* seen) {
   Batch b;
