@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 namespace srbench {
@@ -155,6 +158,17 @@ std::string executable_path() {
   std::error_code ec;
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? "" : p.string();
+}
+
+std::vector<std::string> proc_stat_fields(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');  // the command name may hold spaces and parentheses
+  std::vector<std::string> fields;
+  if (paren == std::string::npos) return fields;
+  std::istringstream rest(text.substr(paren + 1));
+  for (std::string f; rest >> f;) fields.push_back(f);
+  return fields;
 }
 
 }  // namespace srbench

@@ -36,4 +36,9 @@ pid_t start_process(const std::vector<std::string>& argv, const std::string& inp
 // The absolute path of the running executable (/proc/self/exe), or "" where it cannot be read.
 std::string executable_path();
 
+// The fields of /proc/PID/stat from the third on — field n of proc(5) (3 state, 4 ppid, 14 utime,
+// 22 starttime, ...) at [n − 3] — read past the command name, which may hold spaces and
+// parentheses; empty when the process is gone or its file does not read.
+std::vector<std::string> proc_stat_fields(pid_t pid);
+
 }  // namespace srbench

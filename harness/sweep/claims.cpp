@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common/h5.hpp"
+#include "common/process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,15 +34,8 @@ std::string this_host() {
 
 // A process's start time in clock ticks since boot (field 22 of /proc/PID/stat), or -1.
 int64_t process_start(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto paren = text.rfind(')');  // the command name may hold spaces and parentheses
-  if (paren == std::string::npos) return -1;
-  std::istringstream fields(text.substr(paren + 1));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i)
-    if (i == 22) return std::atoll(field.c_str());
-  return -1;
+  const std::vector<std::string> f = proc_stat_fields(pid);
+  return f.size() > 22 - 3 ? std::atoll(f[22 - 3].c_str()) : -1;
 }
 
 std::string env_or(const char* name, const std::string& fallback) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -65,10 +66,8 @@ TEST_CASE("start_process: the child reads its input and dies with its parent") {
   // gone: no such process, or a zombie not yet reaped by whoever adopted it
   const auto dead = [](pid_t pid) {
     if (kill(pid, 0) != 0) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto close_paren = text.rfind(')');
-    return close_paren != std::string::npos && close_paren + 2 < text.size() && text[close_paren + 2] == 'Z';
+    const std::vector<std::string> f = srbench::proc_stat_fields(pid);  // field 3: the state
+    return !f.empty() && f[0] == "Z";
   };
   bool gone = false;
   for (int i = 0; i < 200 && !gone; ++i) {  // up to 2 s
@@ -76,4 +75,32 @@ TEST_CASE("start_process: the child reads its input and dies with its parent") {
     if (!gone) usleep(10000);
   }
   CHECK(gone);
+}
+
+TEST_CASE("proc_stat_fields: field n at [n - 3], past a command name with spaces and parentheses") {
+  // a sleeping child whose command name (its program file's) is "a) (b c": state S, parent this
+  // process
+  char dir[] = "/tmp/srbench-stat-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string program = std::string(dir) + "/a) (b c";
+  std::filesystem::copy_file("/bin/sleep", program);
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  const pid_t child = start_process({program, "60"});
+  std::string name;
+  std::getline(std::ifstream("/proc/" + std::to_string(child) + "/comm"), name);
+  CHECK(name == "a) (b c");
+  std::vector<std::string> f;
+  for (int i = 0; i < 200; ++i) {  // until the child sleeps (up to 2 s)
+    f = srbench::proc_stat_fields(child);
+    if (!f.empty() && f[0] == "S") break;
+    usleep(10000);
+  }
+  REQUIRE(f.size() > 22 - 3);
+  CHECK(f[0] == "S");                           // field 3: the state
+  CHECK(f[4 - 3] == std::to_string(getpid()));  // field 4: the parent
+  CHECK(std::stoll(f[22 - 3]) > 0);             // field 22: the start time
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  CHECK(srbench::proc_stat_fields(child).empty());  // gone
+  std::filesystem::remove_all(dir);
 }

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/process.hpp"
 #include "harness/results/results.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
@@ -63,18 +64,11 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-// CPU time (user + system, in clock ticks) `pid` has used so far; -1 if it is gone.
+// CPU time (user + system, in clock ticks: fields 14 and 15 of /proc/PID/stat) `pid` has used so
+// far; -1 if it is gone.
 long cpu_ticks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return -1;
-  std::istringstream rest(line.substr(line.rfind(')') + 2));  // after "pid (comm) "
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i)  // fields 3.. of proc(5): state, ppid, ...
-    if (i == 14) utime = std::stol(field);
-    else if (i == 15) stime = std::stol(field);
-  return utime + stime;
+  const std::vector<std::string> f = srbench::proc_stat_fields(pid);
+  return f.size() > 15 - 3 ? std::stol(f[14 - 3]) + std::stol(f[15 - 3]) : -1;
 }
 
 // Waits for `pid` (at most two minutes); its wait status.
