@@ -210,12 +210,7 @@ std::string write_result(const PyResult& res, const std::string& out) {
   std::error_code ec;
   fs::create_directories(runs, ec);
   if (ec) throw std::runtime_error(runs.string() + ": cannot create the folder: " + ec.message());
-  const std::string path = (runs / (res.run.run_id + ".h5")).string();
-  {
-    py::gil_scoped_release release;
-    harness::write_run_file(path, res.run, res.suite_text, nullptr);
-  }
-  return path;
+  return write_result_to(res, (runs / (res.run.run_id + ".h5")).string());
 }
 
 // The evaluation rows as (length, condition, loss, token_acc, seq_acc, input_space) tuples.
