@@ -131,6 +131,11 @@ class Pool {
       }
       if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
       for (Worker& w : workers_) take_answers(w);
+      // The idle workers get their next runs before the answered runs are looked at (their run
+      // files read, their progress printed): a worker waits for the sweep only as long as its
+      // next run takes to claim.
+      start_what_can_start();
+      report_answered();
       reap();
       if (Clock::now() - last_tick_ >= std::chrono::seconds(1)) {
         last_tick_ = Clock::now();
@@ -243,6 +248,18 @@ class Pool {
   }
 
   // Worker w's item has ended: finished (status 0) or with the worker (its wait status).
+  // The runs whose workers answered (take_answers), in the order they answered, judged as
+  // finished by a worker that is alive (wait status 0).
+  void report_answered() {
+    for (size_t k = 0; k < answered_.size(); ++k) {
+      const Answered a = answered_[k];
+      Stop why;
+      guarded([&] { why = t_.done(a.item, a.pid, 0, a.secs, static_cast<bool>(stop_)); });
+      begin_stop(why);
+    }
+    answered_.clear();
+  }
+
   void finish(Worker& w, int status) {
     const auto i = static_cast<size_t>(w.item);
     w.item = -1;
@@ -253,13 +270,17 @@ class Pool {
     begin_stop(why);
   }
 
-  // The indices worker w has sent back so far: its item, finished.
+  // The indices worker w has sent back so far: its item, finished (answered_, for report_answered).
   void take_answers(Worker& w) {
     uint64_t item = 0;
     while (w.fd >= 0 &&
            recv(w.fd, &item, sizeof item, MSG_DONTWAIT | MSG_PEEK) == static_cast<ssize_t>(sizeof item)) {
       read_exactly(w.fd, &item, sizeof item);
-      if (w.item >= 0 && static_cast<uint64_t>(w.item) == item) finish(w, 0);
+      if (w.item < 0 || static_cast<uint64_t>(w.item) != item) continue;
+      const auto i = static_cast<size_t>(w.item);
+      answered_.push_back({i, w.pid, std::chrono::duration<double>(Clock::now() - w.since).count()});
+      w.item = -1;
+      state_[i] = State::Over, ++over_;
     }
   }
 
@@ -272,6 +293,7 @@ class Pool {
       const auto it = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.pid == pid; });
       if (it == workers_.end()) continue;
       take_answers(*it);  // what it sent before it ended counts
+      report_answered();
       if (it->item >= 0) finish(*it, status);
       else if (killed_by_stop_signal(status)) begin_stop({WTERMSIG(status), ""});  // idle, stopped from outside
       if (it->fd >= 0) close(it->fd);
@@ -287,6 +309,12 @@ class Pool {
   std::vector<State> state_;
   std::vector<bool> later_;
   std::vector<Worker> workers_;
+  struct Answered {
+    size_t item;
+    pid_t pid;
+    double secs;
+  };
+  std::vector<Answered> answered_;  // take_answers → report_answered
   size_t over_ = 0;
   Stop stop_;
   Clock::time_point stop_since_, last_ask_, last_tick_ = Clock::now();
