@@ -50,6 +50,7 @@ int StopSignals::wait(int ms) {
   for (;;) {
     const int sig = sigtimedwait(&watched_, nullptr, &ts);
     if (sig > 0 && is_stop_signal(sig) && received_ == 0) received_ = sig;
+    if (sig == SIGCHLD) child_event_ = true;
     if (sig > 0 && ms > 0) break;          // one event is enough to look around
     if (sig < 0 && errno == EINTR) continue;
     if (sig < 0) break;                    // timeout
@@ -129,7 +130,11 @@ class Pool {
         if (!said_waiting_ && t_.waiting) guarded(t_.waiting);  // all that is left waits for other sweeps
         said_waiting_ = true;
       }
-      if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
+      // A SIGCHLD taken meanwhile (stop_requested takes every pending signal) is not waited for
+      // again: its worker's answer is already there to read.
+      if (!signals_.take_child_event())
+        if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
+      signals_.take_child_event();
       for (Worker& w : workers_) take_answers(w);
       // The idle workers get their next runs before the answered runs are looked at (their run
       // files read, their progress printed): a worker waits for the sweep only as long as its

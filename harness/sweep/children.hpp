@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace srbench::harness {
 
@@ -46,11 +47,14 @@ class StopSignals {
   // Waits up to `ms` milliseconds for a stop signal or a child's end (SIGCHLD); returns the stop
   // signal received so far, or 0.
   int wait(int ms);
+  // Whether a SIGCHLD was taken (by wait or stop_requested) since the last call; clears it.
+  bool take_child_event() { return std::exchange(child_event_, false); }
   const sigset_t& previous() const { return previous_; }  // the mask before
 
  private:
   sigset_t watched_, previous_;
   int received_ = 0;
+  bool child_event_ = false;
 };
 
 bool is_stop_signal(int sig);  // SIGTERM, SIGINT or SIGHUP

@@ -22,6 +22,7 @@
 
 #include "common/process.hpp"
 #include "harness/results/results.hpp"
+#include "harness/sweep/children.hpp"
 #include "tests/harness/helpers.hpp"
 #include "tests/support.hpp"
 
@@ -313,4 +314,42 @@ TEST_CASE("signals: a signal the sweep was started with ignored (nohup: SIGHUP) 
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(read_suite_file(dir.file("r/sig.h5")).runs.size() == 4);
+}
+
+TEST_CASE("signals: a worker's answer that arrives while the sweep looks at another run's is taken at once, not a "
+          "second later", "[signals]") {
+  // Item 0 ends at once; its report (done) waits until item 1's worker has answered and signalled
+  // (SIGCHLD), so that signal is pending when the sweep looks for stop signals at the top of its
+  // loop. That look used to take the SIGCHLD with the stop signals and drop it: the sweep then
+  // waited its full second for a signal already taken, with item 1's answer on its socket.
+  TempDir dir;
+  const std::string reporting = dir.file("item0-reported"), answered = dir.file("item1-answering");
+  StopSignals signals;
+  std::vector<size_t> order;
+  const auto t0 = Clock::now();
+  const Stop stop = run_in_children(
+      2, 2, signals,
+      {.start = [](size_t) { return Start::Now; },
+       .child =
+           [&](size_t i) {
+             if (i != 1) return;
+             while (!fs::exists(reporting)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+             srbench::test::write_file(answered, "");  // its answer and SIGCHLD follow at once
+           },
+       .done =
+           [&](size_t i, pid_t, int status, double, bool) {
+             order.push_back(i);
+             CHECK(status == 0);
+             if (i == 0) {
+               srbench::test::write_file(reporting, "");
+               while (!fs::exists(answered)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+               std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its send and kill land
+             }
+             return Stop{};
+           }});
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  CHECK(!stop);
+  CHECK(order == std::vector<size_t>{0, 1});
+  // About 0.1 s; dropping the signal costs the second that wait(1000) waits for it.
+  CHECK(secs < 0.9);
 }
