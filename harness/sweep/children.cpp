@@ -252,7 +252,6 @@ class Pool {
     return &workers_.back();
   }
 
-  // Worker w's item has ended: finished (status 0) or with the worker (its wait status).
   // The runs whose workers answered (take_answers), in the order they answered, judged as
   // finished by a worker that is alive (wait status 0).
   void report_answered() {
@@ -265,6 +264,7 @@ class Pool {
     answered_.clear();
   }
 
+  // Worker w's item has ended with the worker (its wait status).
   void finish(Worker& w, int status) {
     const auto i = static_cast<size_t>(w.item);
     w.item = -1;
