@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace srbench::harness {
@@ -46,11 +47,15 @@ StopSignals::StopSignals() {
 StopSignals::~StopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 int StopSignals::wait(int ms) {
+  // A SIGCHLD that a look without waiting (stop_requested) took is not waited for again: the
+  // child's news is there to read, so this wait only takes what else is pending.
+  const bool waits = ms > 0;
+  if (waits && std::exchange(child_taken_, false)) ms = 0;
   timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1000000L};
   for (;;) {
     const int sig = sigtimedwait(&watched_, nullptr, &ts);
     if (sig > 0 && is_stop_signal(sig) && received_ == 0) received_ = sig;
-    if (sig == SIGCHLD) child_event_ = true;
+    if (sig == SIGCHLD && !waits) child_taken_ = true;
     if (sig > 0 && ms > 0) break;          // one event is enough to look around
     if (sig < 0 && errno == EINTR) continue;
     if (sig < 0) break;                    // timeout
@@ -130,11 +135,7 @@ class Pool {
         if (!said_waiting_ && t_.waiting) guarded(t_.waiting);  // all that is left waits for other sweeps
         said_waiting_ = true;
       }
-      // A SIGCHLD taken meanwhile (stop_requested takes every pending signal) is not waited for
-      // again: its worker's answer is already there to read.
-      if (!signals_.take_child_event())
-        if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
-      signals_.take_child_event();
+      if (const int sig = signals_.wait(1000)) begin_stop({sig, ""});
       for (Worker& w : workers_) take_answers(w);
       // The idle workers get their next runs before the answered runs are looked at (their run
       // files read, their progress printed): a worker waits for the sweep only as long as its

@@ -24,7 +24,6 @@
 #include <cstddef>
 #include <functional>
 #include <string>
-#include <utility>
 
 namespace srbench::harness {
 
@@ -45,16 +44,15 @@ class StopSignals {
   // The first stop signal received so far (taken from the pending set), or 0.
   int stop_requested() { return wait(0); }
   // Waits up to `ms` milliseconds for a stop signal or a child's end (SIGCHLD); returns the stop
-  // signal received so far, or 0.
+  // signal received so far, or 0. It does not wait when stop_requested has taken a SIGCHLD since
+  // the last wait (that child's end is there to look at).
   int wait(int ms);
-  // Whether a SIGCHLD was taken (by wait or stop_requested) since the last call; clears it.
-  bool take_child_event() { return std::exchange(child_event_, false); }
   const sigset_t& previous() const { return previous_; }  // the mask before
 
  private:
   sigset_t watched_, previous_;
   int received_ = 0;
-  bool child_event_ = false;
+  bool child_taken_ = false;  // a SIGCHLD taken by stop_requested, not yet passed on by wait
 };
 
 bool is_stop_signal(int sig);  // SIGTERM, SIGINT or SIGHUP

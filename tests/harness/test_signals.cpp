@@ -336,6 +336,7 @@ TEST_CASE("signals: a worker's answer that arrives while the sweep looks at anot
              while (!fs::exists(reporting)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
              srbench::test::write_file(answered, "");  // its answer and SIGCHLD follow at once
            },
+       .started = {},
        .done =
            [&](size_t i, pid_t, int status, double, bool) {
              order.push_back(i);
@@ -346,7 +347,9 @@ TEST_CASE("signals: a worker's answer that arrives while the sweep looks at anot
                std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its send and kill land
              }
              return Stop{};
-           }});
+           },
+       .tick = {},
+       .waiting = {}});
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   CHECK(!stop);
   CHECK(order == std::vector<size_t>{0, 1});
