@@ -262,6 +262,34 @@ void pack_b(const StridedOperand& B, int n, int k0, int kc, float* out) {
   }
 }
 
+// dst[j·ldd + i] = src[i·lds + j] for i < rows, j < cols: 8 × 8 blocks in registers, the edges one
+// float at a time (a copy: each value moves unchanged).
+void transpose_copy(const float* src, int64_t lds, int rows, int cols, float* dst, int64_t ldd) {
+  int i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    int j = 0;
+    for (; j + 8 <= cols; j += 8) transpose8x8(src + i * lds + j, lds, dst + j * ldd + i, static_cast<int>(ldd));
+    for (; j < cols; ++j)
+      for (int q = 0; q < 8; ++q) dst[j * ldd + i + q] = src[(i + q) * lds + j];
+  }
+  for (; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) dst[j * ldd + i] = src[i * lds + j];
+}
+
+// In the AVX2 build, C = init + A·B with A far (its inner steps a page or more apart: the weight
+// gradient dYᵀ·X of a layer with 1,024 or more outputs) and B's rows contiguous and near, for
+// fewer columns than rows, runs as Cᵀ = initᵀ + Bᵀ·Aᵀ in a scratch n × m matrix: Bᵀ is then the A
+// read in place (X's rows, a few hundred floats apart) and Aᵀ the B packed by plain row copies,
+// where the direct product copied A's far columns into blocks (pack_a). Element (j, i) of Cᵀ is
+// the chain c = init; c = fma(B(p, j), A(i, p), c) over p in order — each product the same
+// rounded value as A(i, p)·B(p, j), so every result is bit for bit the direct one (tested). L's
+// fc1 weight gradient, two chunks of m 1,024, n 128, k 2,048: 73–74 → 83 GFLOP/s on an AMD EPYC
+// (x86-64-v3 build; performance.md, round 22). The AVX-512 build is faster direct (198 against 163).
+constexpr bool use_transposed(int m, int n, const StridedOperand& A, const StridedOperand& B, bool a_lower) {
+  return kPackFarA && !a_lower && n < m && A.col_stride >= kFarStride && B.col_stride == 1 &&
+         B.row_stride < kFarStride;
+}
+
 }  // namespace
 
 SgemmKernel sgemm_kernel() { return kKernel; }
@@ -270,6 +298,17 @@ void sgemm(int m, int n, int k, StridedOperand A, StridedOperand B, float* C, in
            const float* row, bool a_lower) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) return sgemm_reference(m, n, 0, A, B, C, ldc, init, row);
+  if (use_transposed(m, n, A, B, a_lower)) {
+    thread_local std::vector<float> ct;  // Cᵀ, n × m
+    if (ct.size() < static_cast<size_t>(n) * m) ct.resize(static_cast<size_t>(n) * m);
+    if (init == GemmInit::kAccumulate) transpose_copy(C, ldc, m, n, ct.data(), m);
+    if (init == GemmInit::kRow)  // row j of Cᵀ starts at row[j]
+      for (int j = 0; j < n; ++j) std::fill_n(ct.data() + static_cast<int64_t>(j) * m, m, row[j]);
+    // Bᵀ (n × k): element (j, p) = B(p, j); Aᵀ (k × m): element (p, i) = A(i, p)
+    sgemm(n, m, k, {B.data, B.col_stride, B.row_stride}, {A.data, A.col_stride, A.row_stride}, ct.data(), m,
+          init == GemmInit::kZero ? GemmInit::kZero : GemmInit::kAccumulate);
+    return transpose_copy(ct.data(), m, n, m, C, ldc);
+  }
   // One panel whose rows B already holds contiguously at the panel's width (a row-major B of at
   // most kNR columns, a whole number of vectors, e.g. a small model's weights): read in place.
   const bool in_place = n <= kNR && B.col_stride == 1 && B.row_stride == n && panel_width(n, 0) == n;

@@ -49,7 +49,9 @@ TEST_CASE("sgemm: equals its plain fma loops bit for bit, whatever the shape and
   // In the AVX-512 build a last panel of at most 8 columns runs 8-wide (n = 8, 5, 72, 65, 200).
   // m ≥ 1,024 with A transposed (layouts 1 and 3): A's inner steps 4 KiB or more apart, which the
   // AVX2 build copies into blocks of rows first (m = 1030: a last row block of 70 rows, a last
-  // tile of 4; m = 1100 with n = 20: panels of 16 and 4 columns).
+  // tile of 4; m = 1100 with n = 20: panels of 16 and 4 columns) — or, when B's rows are
+  // contiguous and near (layout 1) and n < m, runs as Cᵀ = Bᵀ·Aᵀ in a scratch matrix, C
+  // transposed in and out (every init: C's own values, zeros, the row vector along Cᵀ's rows).
   const int shapes[][3] = {{1, 1, 1},      {7, 33, 5},     {8, 32, 64},    {13, 17, 129}, {97, 65, 40},
                            {200, 96, 513}, {5, 100, 1100}, {64, 31, 0},    {300, 48, 128}, {150, 200, 70},
                            {40, 8, 40},    {25, 5, 600},   {130, 72, 33},  {1030, 40, 600}, {1100, 20, 33}};
