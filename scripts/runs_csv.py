@@ -32,6 +32,19 @@ Values are written exactly (the shortest text that reads back as the same double
 the runs (srbench.analysis.seed_stats: n, mean, std, min, median, max and the 95% bootstrap
 interval), with --fitted over the runs whose `fitted` is 1 only; steps_to_target's -1 (never
 reached) is left out, as the report does.
+
+A suite run over several sessions (`--shard`s, run files restored from docs/data/runs/) keeps its
+csv by appending each new shard's runs, after checking that the runs already in it came out the same:
+
+  /usr/bin/python3 scripts/runs_csv.py --compare docs/data/X-runs.csv /tmp/new.csv
+  /usr/bin/python3 scripts/runs_csv.py --append docs/data/X-runs.csv /tmp/new.csv
+
+--compare takes the runs in both files and compares every value of each (same run, quantity,
+condition and length; the timings wall_s, tokens_per_s and eval_s aside, which no two runs share):
+a value in one file and not the other differs, as does any other value unless the two are the same
+number (a nan equals a nan). It prints the counts, up to 20 differing values, and the runs only NEW has;
+exit 0 when none differ, 1 otherwise. --append does the same and, when none differ, appends NEW's
+rows of the runs OLD lacks to OLD (in NEW's order; OLD is left untouched when any value differs).
 """
 import argparse
 import csv
@@ -142,11 +155,70 @@ def stats(path, a, out):
         w.writerow(list(key) + [s["n"]] + [exact(s[k]) for k in STATS[1:]])
 
 
+TIMINGS = {"wall_s", "tokens_per_s", "eval_s"}
+
+
+def same_value(x, y):
+    """Two csv cells hold the same number (a nan equals a nan; text that is no number equals only itself)."""
+    if x == y:
+        return True
+    try:
+        x, y = float(x), float(y)
+    except ValueError:
+        return False
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
+def compare(old_path, new_path, append, out):
+    old = read_csv(old_path, COLUMNS, "a runs_csv.py file")
+    new = read_csv(new_path, COLUMNS, "a runs_csv.py file")
+    old_ids = {r["run_id"] for r in old}
+    both = old_ids & {r["run_id"] for r in new}
+
+    def values(rows):
+        v = {}
+        for r in rows:
+            if r["run_id"] in both and r["quantity"] not in TIMINGS:
+                v[(r["run_id"], r["quantity"], r["condition"], r["length"])] = r["value"]
+        return v
+
+    a, b = values(old), values(new)
+    differ = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if x is None or y is None or not same_value(x, y):
+            differ.append((k, x, y))
+    added = [r for r in new if r["run_id"] not in old_ids]
+    added_ids = list(dict.fromkeys(r["run_id"] for r in added))
+    print(f"runs in both: {len(both)}, values compared: {len(set(a) | set(b))}, differ: {len(differ)}", file=out)
+    for (rid, q, c, L), x, y in differ[:20]:
+        print(f"  {rid} {q} {c or '-'} {L or '-'}: old {x if x is not None else 'absent'}, "
+              f"new {y if y is not None else 'absent'}", file=out)
+    if len(differ) > 20:
+        print(f"  ... and {len(differ) - 20} more", file=out)
+    print(f"runs only in {new_path}: {len(added_ids)}", file=out)
+    if differ:
+        if append:
+            print(f"{old_path} left as it was: the runs in both differ", file=out)
+        return 1
+    if append and added:
+        with open(old_path, "a", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            for r in added:
+                w.writerow([r[c] for c in COLUMNS])
+        print(f"appended {len(added)} rows of {len(added_ids)} runs to {old_path}", file=out)
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("file", help="a suite file (.h5); with --stats, a csv this script wrote")
+    p.add_argument("file", help="a suite file (.h5); with --stats, a csv this script wrote; with --compare or "
+                                "--append, the csv kept so far (OLD)")
+    p.add_argument("new", nargs="?", help="with --compare or --append: a csv of the same suite written since (NEW)")
     p.add_argument("--diag", action="store_true", help="also every element of every diagnostics array")
     p.add_argument("--stats", action="store_true", help="statistics across seeds from a csv this script wrote")
+    p.add_argument("--compare", action="store_true", help="OLD NEW: are the runs in both the same numbers?")
+    p.add_argument("--append", action="store_true", help="OLD NEW: --compare, then append NEW's other runs to OLD")
     p.add_argument("--quantity", nargs="+", default=["*"], help="with --stats: quantities (shell patterns)")
     p.add_argument("--condition", help="with --stats: only this condition (id, a shift, diag, diag_init)")
     p.add_argument("--length", type=int, help="with --stats: only this evaluated length")
@@ -154,6 +226,11 @@ def main(argv=None):
     p.add_argument("--tasks", nargs="*", default=[])
     p.add_argument("--models", nargs="*", default=[])
     a = p.parse_args(argv)
+    if (a.compare or a.append) != (a.new is not None) or (a.compare and a.append) or \
+            (a.new is not None and a.stats):
+        p.error("--compare and --append each take two csv files (OLD NEW); the other modes one file")
+    if a.compare or a.append:
+        sys.exit(compare(a.file, a.new, a.append, sys.stdout))
     if a.stats:
         stats(a.file, a, sys.stdout)
     else:

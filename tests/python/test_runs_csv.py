@@ -4,7 +4,9 @@ lengths and a shift): every per-run value equals the suite file's, read independ
 (summary columns, eval rows, the horizon recomputed by a loop over position_acc, the attention
 summary over diag/attn_entropy); --stats over the csv equals `srbench report --format csv` (and
 --fitted equals `report --fitted`) bit for bit, and position_horizon.py's and attention_pattern.py's
-intervals; bad input exits 2 naming it.
+intervals; --compare / --append on csvs cut from it (runs held back, one value changed, one timing
+changed, one value missing): the differing values found, the held-back runs appended and nothing
+else, the kept csv untouched when a value differs; bad input exits 2 naming it.
 
     PYTHONPATH=build/python:tests/python:tests/parity /usr/bin/python3 tests/python/test_runs_csv.py \\
         --srbench build/harness/srbench --script scripts/runs_csv.py
@@ -122,6 +124,72 @@ def check_report(srbench, script, path, csv_path, fitted):
     return compared
 
 
+def write_rows(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def check_compare(script, tmp, rows):
+    """--compare and --append against sets of rows made here."""
+    ids = list(dict.fromkeys(r["run_id"] for r in rows))
+    held = set(ids[-2:])
+    kept = [r for r in rows if r["run_id"] not in held]
+    old, new = os.path.join(tmp, "old.csv"), os.path.join(tmp, "new.csv")
+    write_rows(old, kept)
+    write_rows(new, rows)
+    shared = sum(1 for r in kept if r["quantity"] not in ("wall_s", "tokens_per_s", "eval_s"))
+
+    def compare(mode, new_rows=None):
+        if new_rows is not None:
+            write_rows(new, new_rows)
+        return run(["/usr/bin/python3", script, mode, old, new])
+
+    p = compare("--compare")
+    check(p.returncode == 0 and f"runs in both: {len(ids) - 2}, values compared: {shared}, differ: 0" in p.stdout
+          and "runs only in" in p.stdout and p.stdout.rstrip().endswith(": 2"),
+          f"--compare of a csv with its first {len(ids) - 2} runs: exit 0, {shared} values, 2 new runs: "
+          f"{p.returncode} {p.stdout} {p.stderr}")
+    # a timing differs: still the same numbers
+    t = [dict(r) for r in rows]
+    i = next(k for k, r in enumerate(t) if r["quantity"] == "wall_s" and r["run_id"] not in held)
+    t[i]["value"] = repr(float(t[i]["value"]) + 1.0)
+    p = compare("--compare", t)
+    check(p.returncode == 0 and "differ: 0" in p.stdout, f"a wall_s changed is not a difference: {p.stdout}")
+    # one value changed by one ulp, one value absent: both found, exit 1, --append leaves OLD as it was
+    c = [dict(r) for r in rows]
+    j = next(k for k, r in enumerate(c) if r["quantity"] == "token_acc" and r["run_id"] not in held
+             and 0 < float(r["value"]))
+    c[j]["value"] = repr(math.nextafter(float(c[j]["value"]), 0.0))
+    gone = next(k for k, r in enumerate(c) if r["quantity"] == "final_train_loss" and r["run_id"] not in held)
+    gone_key = c[gone]
+    del c[gone]
+    before = open(old).read()
+    p = compare("--append", c)
+    check(p.returncode == 1 and "differ: 2" in p.stdout and f"{c[j]['run_id']} token_acc" in p.stdout
+          and f"{gone_key['run_id']} final_train_loss - -: old {gone_key['value']}, new absent" in p.stdout
+          and "left as it was" in p.stdout,
+          f"--append with one value off by an ulp and one absent: exit 1 naming both: {p.returncode} {p.stdout}")
+    check(open(old).read() == before, "--append left the kept csv untouched when values differ")
+    # --append: the held-back runs' rows added in NEW's order, nothing else; a second --append adds nothing
+    p = compare("--append", rows)
+    got = read_rows(old)
+    check(p.returncode == 0 and got == kept + [r for r in rows if r["run_id"] in held],
+          f"--append: the kept rows, then the 2 held-back runs' rows: exit {p.returncode}, "
+          f"{len(got)} rows against {len(rows)}: {p.stdout} {p.stderr}")
+    p = compare("--append", rows)
+    check(p.returncode == 0 and read_rows(old) == got and "appended" not in p.stdout,
+          f"a second --append adds nothing: {p.stdout}")
+    p = run(["/usr/bin/python3", script, "--compare", old])
+    check(p.returncode == 2 and "two csv files" in p.stderr, f"--compare with one file: exit 2: {p.stderr}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--srbench", required=True)
@@ -178,6 +246,7 @@ def main():
                 i, j = map(int, r["quantity"][len("diag/attn_entropy["):-1].split(","))
                 ok += same(r["value"], f["runs"][r["run_id"]][r["condition"]]["attn_entropy"][i, j])
         check(len(el) == 3 * 2 * 2 and ok == len(el), f"--diag: attn_entropy elements {ok} of {len(el)} equal (want 12)")
+        check_compare(a.script, tmp, rows)
         # bad input
         bad = os.path.join(tmp, "bad.csv")
         with open(bad, "w") as f:
