@@ -29,9 +29,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_gaps import edges_of, eval_examples, label  # noqa: E402  (the same examples and helpers)
-from srbench.analysis import (add_checkpoint_options, bootstrap, checkpoint_failures, checkpoint_options,  # noqa: E402
-                              checkpoint_run, checkpoint_sets, fail)
+from read_gaps import edges_of, label, run_predictions  # noqa: E402  (the same examples and helpers)
+from srbench.analysis import add_checkpoint_options, bootstrap, checkpoint_options, fail  # noqa: E402
 
 ELEMENTS = ["+1", "-1", "+i", "-i", "+j", "-j", "+k", "-k"]
 # unit products: (sign, unit) of a·b for units a, b of 1, i, j, k
@@ -99,12 +98,8 @@ def main(argv=None):
     groups, order = {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for path in a.files:
-            r = checkpoint_run(path)
-            if r["task"] != "quaternion":
-                fail(f"{path}: task {r['task']}; this script reads quaternion runs")
-            params, sets = checkpoint_sets(r, overrides)
-            examples = eval_examples(path, "quaternion", params, r["data_seed"], a.length, a.examples)
-            predictions = checkpoint_failures(exe, path, r, sets, a.length, a.examples, a.threads, tmp)
+            r, examples, predictions = run_predictions(path, "quaternion", overrides, exe, a.length, a.examples,
+                                                       a.threads, tmp)
             key = (r["entry"], r["model"])
             if key not in groups:
                 groups[key] = []

@@ -60,6 +60,19 @@ def eval_examples(path, task, params, data_seed, n, count):
             for toks, tgts, m in zip(b.tokens.tolist(), b.targets.tolist(), b.lengths.tolist())]
 
 
+def run_predictions(path, task, overrides, exe, length, count, threads, folder):
+    """The run of checkpointed run file `path` (checkpoint_run's dict; a run of another task than
+    `task` fails), examples 0..count−1 of its eval stream at `length` (eval_examples') and the
+    model's predictions on them where it errs (checkpoint_failures'), with `overrides` over the run's
+    task parameters."""
+    r = checkpoint_run(path)
+    if r["task"] != task:
+        fail(f"{path}: task {r['task']}; this script reads {task} runs")
+    params, sets = checkpoint_sets(r, overrides)
+    examples = eval_examples(path, task, params, r["data_seed"], length, count)
+    return r, examples, checkpoint_failures(exe, path, r, sets, length, count, threads, folder)
+
+
 def reads_of(task, tokens):
     """(token index, gap, position, kind, before) of every read of an example: gap as in the module
     text; position the read's pair (ffl) or input (flipflop) counted from 1; kind (KINDS) what its

@@ -21,10 +21,14 @@ where quantity is
   diag/NAME[i,j]         with --diag: every element of every diagnostics array
                          (attn_entropy[layer, head], attn_max, value_entropy[layer], ...),
                          condition "diag" or "diag_init"
+  position_acc[j]        with --positions: each evaluation row's accuracy at position j (column j
+                         of eval/position_acc, where the run has it: 0 is the first token, a start
+                         token unscored), at its condition and length; positions the row does not
+                         score (NaN) are left out
 
 Values are written exactly (the shortest text that reads back as the same double).
 
-  /usr/bin/python3 scripts/runs_csv.py results/shortcuts-32.h5 [--diag] > docs/data/shortcuts-32-runs.csv
+  /usr/bin/python3 scripts/runs_csv.py results/shortcuts-32.h5 [--diag] [--positions] > docs/data/shortcuts-32-runs.csv
   /usr/bin/python3 scripts/runs_csv.py --stats docs/data/shortcuts-32-runs.csv --quantity horizon \\
       --condition id --length 32 [--fitted] [--tasks parity] [--models alibi-4]
 
@@ -69,7 +73,7 @@ def exact(v):
     return "nan" if math.isnan(v) else repr(v)
 
 
-def run_rows(g, summary, elements=False):
+def run_rows(g, summary, elements=False, positions=False):
     """(quantity, condition, length, value) of one run."""
     for k, v in summary.items():
         yield k, "", "", v
@@ -84,7 +88,11 @@ def run_rows(g, summary, elements=False):
                 if q in e:
                     yield q, cond, length, e[q][r]
             if pos is not None:
-                yield "horizon", cond, length, horizon(np.asarray(pos[r], dtype=float), 0.9)
+                acc = np.asarray(pos[r], dtype=float)
+                yield "horizon", cond, length, horizon(acc, 0.9)
+                if positions:
+                    for j in np.flatnonzero(np.isfinite(acc)):
+                        yield f"position_acc[{j}]", cond, length, acc[j]
     for diag in ("diag", "diag_init"):
         if diag not in g:
             continue
@@ -101,7 +109,7 @@ def run_rows(g, summary, elements=False):
                 yield f"diag/{name}[{','.join(map(str, idx))}]", diag, "", a[idx]
 
 
-def write(path, out, elements=False):
+def write(path, out, elements=False, positions=False):
     w = csv.writer(out, lineterminator="\n")
     w.writerow(COLUMNS)
     with open_suite(path) as f:
@@ -115,7 +123,7 @@ def write(path, out, elements=False):
             values = {c: row[c] for c in numeric if c in row}
             fitted = int(a.get("fitted", row.get("fitted", -1)))
             head = [rid, entry, text(a.get("task", entry)), model, grid, int(a["seed"]), fitted]
-            for q, cond, length, v in run_rows(g, values, elements):
+            for q, cond, length, v in run_rows(g, values, elements, positions):
                 w.writerow(head + [q, cond, length, exact(v)])
 
 
@@ -216,6 +224,7 @@ def main(argv=None):
                                 "--append, the csv kept so far (OLD)")
     p.add_argument("new", nargs="?", help="with --compare or --append: a csv of the same suite written since (NEW)")
     p.add_argument("--diag", action="store_true", help="also every element of every diagnostics array")
+    p.add_argument("--positions", action="store_true", help="also each evaluation row's accuracy by position")
     p.add_argument("--stats", action="store_true", help="statistics across seeds from a csv this script wrote")
     p.add_argument("--compare", action="store_true", help="OLD NEW: are the runs in both the same numbers?")
     p.add_argument("--append", action="store_true", help="OLD NEW: --compare, then append NEW's other runs to OLD")
@@ -234,7 +243,7 @@ def main(argv=None):
     if a.stats:
         stats(a.file, a, sys.stdout)
     else:
-        write(a.file, sys.stdout, a.diag)
+        write(a.file, sys.stdout, a.diag, a.positions)
 
 
 if __name__ == "__main__":

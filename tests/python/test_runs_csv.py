@@ -4,7 +4,7 @@ lengths and a shift): every per-run value equals the suite file's, read independ
 (summary columns, eval rows, the horizon recomputed by a loop over position_acc, the attention
 summary over diag/attn_entropy); --stats over the csv equals `srbench report --format csv` (and
 --fitted equals `report --fitted`) bit for bit, and position_horizon.py's and attention_pattern.py's
-intervals; --compare / --append on csvs cut from it (runs held back, one value changed, one timing
+intervals; --positions gives every scored position's accuracy as the file has it; --compare / --append on csvs cut from it (runs held back, one value changed, one timing
 changed, one value missing): the differing values found, the held-back runs appended and nothing
 else, the kept csv untouched when a value differs; bad input exits 2 naming it.
 
@@ -247,6 +247,29 @@ def main():
                 ok += same(r["value"], f["runs"][r["run_id"]][r["condition"]]["attn_entropy"][i, j])
         check(len(el) == 3 * 2 * 2 and ok == len(el), f"--diag: attn_entropy elements {ok} of {len(el)} equal (want 12)")
         check_compare(a.script, tmp, rows)
+        # --positions: each eval row's position accuracies, column by column, the unscored left out
+        p = run(["/usr/bin/python3", a.script, path, "--positions"])
+        pos = {(r["run_id"], r["quantity"], r["condition"], r["length"]): r["value"]
+               for r in csv.DictReader(io.StringIO(p.stdout)) if r["quantity"].startswith("position_acc[")}
+        want, nan_cols = {}, 0
+        with h5py.File(path, "r") as f:
+            for rid in f["runs"]:
+                e = f["runs"][rid]["eval"]
+                conds = [c.decode() if isinstance(c, bytes) else str(c) for c in e["conditions"][:]]
+                for r in range(len(e["length"])):
+                    row = e["position_acc"][r]
+                    for j in range(len(row)):
+                        if math.isnan(float(row[j])):
+                            nan_cols += 1
+                            continue
+                        want[(rid, f"position_acc[{j}]", conds[e["condition"][r]], str(int(e["length"][r])))] = \
+                            float(row[j])
+        check(p.returncode == 0 and set(pos) == set(want) and all(same(pos[k], v) for k, v in want.items()),
+              f"--positions: {len(pos)} rows against the files' {len(want)} scored positions, every value equal")
+        check(len(want) >= 6 * 3 * 8 and nan_cols > 0,
+              f"--positions compared {len(want)} values, {nan_cols} unscored columns left out (want both)")
+        check(not any(k[1].startswith("position_acc[") for k in
+                      ((r["run_id"], r["quantity"]) for r in rows)), "without --positions: no position_acc rows")
         # bad input
         bad = os.path.join(tmp, "bad.csv")
         with open(bad, "w") as f:
