@@ -14,11 +14,14 @@ from 1 over the scored inputs) prints
   prefix_k     the k ≤ t whose prefix parity (bits 1..k) the predictions agree with most, and
   prefix_agree that share (ties: the largest k);
   window_j     the j ≤ t whose window parity (bits j..t) they agree with most, and window_agree
-               (ties: the smallest j; j = 1 is the target itself).
+               (ties: the smallest j; j = 1 is the target itself);
+  majority     the share of the most frequent prediction there (1: the same state predicted for
+               every input, a constant).
 
 A prediction that is the parity of bits 1..k agrees with it always and with any other prefix or
 window half the time (on random bits), so an agreement near 1 names the part of the input the
-model counts, and near 0.5 for every k and j says it counts none of them.
+model counts, and near 0.5 for every k and j says it counts none of them — a constant, say
+(majority 1), which is right as often as the inputs' parity there is that state.
 
   /usr/bin/python3 scripts/prefix_parity.py results/shortcuts-T32-parity/runs/*.h5 --length 32 \\
       [--examples 512] [--from 20] [--format markdown|csv]
@@ -52,7 +55,8 @@ def arrays(examples, predictions):
 
 
 def position_rows(bits, targets, predicted, first):
-    """One row per scored position t >= first: (t, acc, prefix_k, prefix_agree, window_j, window_agree)."""
+    """One row per scored position t >= first: (t, acc, prefix_k, prefix_agree, window_j, window_agree,
+    majority)."""
     prefix = np.cumsum(bits, axis=1) % 2  # prefix[:, k-1]: parity of bits 1..k
     rows = []
     for t in range(max(first, 1), bits.shape[1] + 1):
@@ -64,7 +68,8 @@ def position_rows(bits, targets, predicted, first):
         agree_j = [float(np.mean(p == (prefix[:, t - 1] - (prefix[:, j - 2] if j > 1 else 0)) % 2))
                    for j in range(1, t + 1)]
         best_j = min(range(1, t + 1), key=lambda j: (-agree_j[j - 1], j))
-        rows.append((t, acc, best_k, agree_k[best_k - 1], best_j, agree_j[best_j - 1]))
+        majority = max(float(np.mean(p == v)) for v in np.unique(p))
+        rows.append((t, acc, best_k, agree_k[best_k - 1], best_j, agree_j[best_j - 1], majority))
     return rows
 
 
@@ -76,7 +81,8 @@ def main(argv=None):
     p.add_argument("--format", choices=["markdown", "csv"], default="markdown")
     a = p.parse_args(argv)
     overrides, exe = checkpoint_options(a)
-    columns = ["entry", "model", "seed", "position", "acc", "prefix_k", "prefix_agree", "window_j", "window_agree"]
+    columns = ["entry", "model", "seed", "position", "acc", "prefix_k", "prefix_agree", "window_j", "window_agree",
+               "majority"]
     if a.format == "csv":
         print(",".join(columns))
     else:
@@ -86,9 +92,9 @@ def main(argv=None):
         for path in a.files:
             r, examples, predictions = run_predictions(path, "parity", overrides, exe, a.length, a.examples, a.threads,
                                                        tmp)
-            for t, acc, k, ak, j, aj in position_rows(*arrays(examples, predictions), a.first):
+            for t, acc, k, ak, j, aj, mj in position_rows(*arrays(examples, predictions), a.first):
                 cells = [r["entry"], r["model"], str(r["seed"]), str(t), f"{acc:.4f}", str(k), f"{ak:.4f}", str(j),
-                         f"{aj:.4f}"]
+                         f"{aj:.4f}", f"{mj:.4f}"]
                 print(",".join(cells) if a.format == "csv" else "| " + " | ".join(cells) + " |")
 
 

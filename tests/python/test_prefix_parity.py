@@ -6,7 +6,7 @@ against independent computations.
 
 1. Hand-made predictions through the script's own position_rows: the parity of bits 1..3 at every
    position (prefix_k 3, agreement 1 from position 3 on), the parity of the last two bits (window_j
-   t − 1, agreement 1), the target itself (acc 1, prefix_k t, window_j 1).
+   t − 1, agreement 1), the target itself (acc 1, prefix_k t, window_j 1), a constant (majority 1).
 2. A short suite (parity with a start token, a 1-layer transformer trained 60 steps at length 12 so
    that it errs, 2 seeds, save_checkpoint) swept and the script run on its run files in csv: every
    row's acc equals the run file's eval/position_acc at that position (the harness's own count), and
@@ -73,6 +73,11 @@ def hand_made(mod):
     rows = mod.position_rows(bits, running, running, 1)
     check(all(r[1] == 1.0 and r[2] == r[0] and r[4] == 1 for r in rows),
           f"predictions = the target: acc 1, prefix_k t, window_j 1: {rows[:3]}")
+    rows = mod.position_rows(bits, running, np.ones_like(running), 1)
+    check(all(r[6] == 1.0 and r[1] == float(np.mean(running[:, r[0] - 1] == 1)) for r in rows),
+          f"a constant prediction: majority 1, right as often as the parity is 1: {rows[:3]}")
+    check(all(r[6] < 0.6 for r in mod.position_rows(bits, running, running, 5)),
+          "the running parity predicted: majority about one half")
 
 
 def main():
@@ -107,12 +112,14 @@ def main():
             for t in range(1, LENGTH + 1):
                 # position t is token t (token 0 the start token); loops over the examples
                 right = 0
+                said = {}
                 agree_k = [0] * (t + 1)
                 agree_j = [0] * (t + 1)
                 for i, ex in enumerate(examples):
                     target = ex["targets"][t]
                     got = preds[i][t] if i in preds else target
                     right += got == target
+                    said[got] = said.get(got, 0) + 1
                     bits = [int(ex["tokens"][s]) for s in range(1, t + 1)]
                     for k in range(1, t + 1):
                         agree_k[k] += got == f"q{sum(bits[:k]) % 2}"
@@ -129,6 +136,8 @@ def main():
                 check(int(r["prefix_k"]) == best_k and abs(r["prefix_agree"] - agree_k[best_k] / EXAMPLES) <= 5e-5,
                       f"seed {seed} position {t}: prefix {r['prefix_k']} at {r['prefix_agree']}, counted {best_k} at "
                       f"{agree_k[best_k] / EXAMPLES:.4f}")
+                check(abs(r["majority"] - max(said.values()) / EXAMPLES) <= 5e-5,
+                      f"seed {seed} position {t}: majority {r['majority']}, counted {max(said.values()) / EXAMPLES:.4f}")
                 check(int(r["window_j"]) == best_j and abs(r["window_agree"] - agree_j[best_j] / EXAMPLES) <= 5e-5,
                       f"seed {seed} position {t}: window {r['window_j']} at {r['window_agree']}, counted {best_j} at "
                       f"{agree_j[best_j] / EXAMPLES:.4f}")
