@@ -54,6 +54,7 @@ import argparse
 import csv
 import fnmatch
 import math
+import os
 import sys
 
 import numpy as np
@@ -210,7 +211,14 @@ def compare(old_path, new_path, append, out):
             print(f"{old_path} left as it was: the runs in both differ", file=out)
         return 1
     if append and added:
+        with open(old_path, "rb") as f:  # a file whose last line has no end gets one first
+            size = f.seek(0, os.SEEK_END)
+            if size:
+                f.seek(size - 1)
+            ends = size == 0 or f.read(1) == b"\n"
         with open(old_path, "a", newline="") as f:
+            if not ends:
+                f.write("\n")
             w = csv.writer(f, lineterminator="\n")
             for r in added:
                 w.writerow([r[c] for c in COLUMNS])

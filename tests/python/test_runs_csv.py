@@ -186,6 +186,13 @@ def check_compare(script, tmp, rows):
     p = compare("--append", rows)
     check(p.returncode == 0 and read_rows(old) == got and "appended" not in p.stdout,
           f"a second --append adds nothing: {p.stdout}")
+    # a kept csv whose last line has no end: the appended rows start on a line of their own
+    write_rows(old, kept)
+    with open(old, "rb+") as f:
+        f.truncate(f.seek(0, os.SEEK_END) - 1)
+    p = compare("--append", rows)
+    check(p.returncode == 0 and read_rows(old) == kept + [r for r in rows if r["run_id"] in held],
+          f"--append after a last line without its end: the same rows: {p.stdout} {p.stderr}")
     p = run(["/usr/bin/python3", script, "--compare", old])
     check(p.returncode == 2 and "two csv files" in p.stderr, f"--compare with one file: exit 2: {p.stderr}")
 
