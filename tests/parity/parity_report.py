@@ -3,9 +3,11 @@ test_deltanet_parity.py) share:
 model.md's tolerances and the AdamW schedule they train with, and the tolerance report — each
 check printed as it is made and failures gathered, the worst measure per case and column, and the
 exit code; the comparison of `srbench forward`'s output and of parity_train's steps with a
-reference (compare_forward, compare_training: the recurrent and Mamba tests); also `run` and
-`sweep_run_files`, which the tests of the checkpoint scripts (tests/harness) use."""
+reference (compare_forward, compare_training: the recurrent and Mamba tests); also `run`,
+`sweep_run_files`, `eval_examples` and `eval_failures`, which the tests of the checkpoint scripts
+(tests/harness, tests/python) use."""
 import glob
+import json
 import math
 import os
 import subprocess
@@ -39,6 +41,23 @@ def sweep_run_files(srbench, suite_text, folder):
         f.write(suite_text)
     run([srbench, "sweep", suite, "--jobs", "2", "--out", os.path.join(folder, "suite.h5")])
     return sorted(glob.glob(os.path.join(folder, "*", "runs", "*.h5")))
+
+
+def eval_examples(srbench, task, length, count, seed, sets):
+    """Examples 0..count−1 of the eval stream under data seed `seed` at `length`, as `srbench sample
+    --format jsonl` gives them (task parameters `sets`: ["--set", "K=V", ...])."""
+    return [json.loads(s) for s in run([srbench, "sample", task, "-n", str(length), "--count", str(count), *sets,
+                                        "--format", "jsonl", "--stream", "eval", "--seed", str(seed)]).splitlines()]
+
+
+def eval_failures(srbench, path, task, length, count, seed, sets, folder):
+    """{example index: predictions} of `srbench eval --failures` of the model in run file `path` on
+    those examples, in distribution (an example right at every position is absent)."""
+    out = os.path.join(folder, "failures.jsonl")
+    run([srbench, "eval", "--checkpoint", path, "--task", task, "--lengths", str(length), "--examples", str(count),
+         "--data-seed", str(seed), *sets, "--failures", out])
+    with open(out) as f:
+        return {e["index"]: e["predictions"] for e in map(json.loads, f) if e["condition"] == "id"}
 
 
 def check(label, err, tol, note="", column=None):

@@ -1,6 +1,9 @@
 """What the Python module's tests share: failures gathered, not stopped at, and reported at the end;
-a script under test run by Debian's interpreter."""
+a script under test run by Debian's interpreter, or loaded as a module."""
+import importlib.util
+import os
 import subprocess
+import sys
 
 FAILURES = []
 
@@ -60,6 +63,16 @@ def saved_figures(run):
     finally:
         matplotlib.figure.Figure.savefig = savefig
     return saved
+
+
+def load_script(script):
+    """scripts/<name>.py loaded as a module (its folder on sys.path, as when it runs, for the
+    scripts it imports), to call its functions."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(script))[0], script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def run_script(script, *args):

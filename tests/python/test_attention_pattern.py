@@ -7,7 +7,6 @@ bootstrap interval, recomputed here from the arrays written.
 """
 import argparse
 import csv
-import importlib.util
 import io
 import os
 import subprocess
@@ -16,7 +15,7 @@ import tempfile
 
 import h5py
 import numpy as np
-from checks import check, finish, saved_figures
+from checks import check, finish, load_script, saved_figures
 
 
 def write_run(f, rid, entry, model, seed, fitted, ent, amax, ent0=None, amax0=None):
@@ -128,9 +127,7 @@ def main():
 
 def drawn_figures(script, argv):
     """The matplotlib figures the script saves when run (in this process) with argv."""
-    spec = importlib.util.spec_from_file_location("attention_pattern", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(script)
     return saved_figures(lambda: mod.main(argv))
 
 

@@ -6,7 +6,6 @@ without diag_init shown as "-", and bad input exiting 2.
     PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_layer_entropy.py --script scripts/layer_entropy.py
 """
 import argparse
-import importlib.util
 import os
 import re
 import subprocess
@@ -16,7 +15,7 @@ import tempfile
 import h5py
 import matplotlib.colors
 import numpy as np
-from checks import check, finish, saved_figures
+from checks import check, finish, load_script, saved_figures
 from test_analysis import reference_interval
 
 
@@ -96,10 +95,7 @@ def main():
 
 def drawn_figures(script, argv):
     """The matplotlib figures layer_entropy.py saves when run (in this process) with argv."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # its plot_results.py, as when run
-    spec = importlib.util.spec_from_file_location("layer_entropy", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(script)  # its folder on sys.path: its plot_results.py, as when run
     return saved_figures(lambda: mod.main(argv))
 
 

@@ -6,7 +6,8 @@ against independent computations.
 
 1. Hand-made predictions through the script's own position_rows: the parity of bits 1..3 at every
    position (prefix_k 3, agreement 1 from position 3 on), the parity of the last two bits (window_j
-   t − 1, agreement 1), the target itself (acc 1, prefix_k t, window_j 1), a constant (majority 1).
+   t − 1, agreement 1), the target itself (acc 1, prefix_k t, window_j 1), a constant (majority 1),
+   and ties (the largest k, the smallest j).
 2. A short suite (parity with a start token, a 1-layer transformer trained 60 steps at length 12 so
    that it errs, 2 seeds, save_checkpoint) swept and the script run on its run files in csv: every
    row's acc equals the run file's eval/position_acc at that position (the harness's own count), and
@@ -16,9 +17,7 @@ against independent computations.
    right fails. A run of another task is refused with exit 2. Needs numpy, h5py; fails, never skips.
 """
 import argparse
-import importlib.util
 import io
-import json
 import os
 import subprocess
 import sys
@@ -28,8 +27,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from checks import check, finish
-from parity_report import run, sweep_run_files
+from checks import check, finish, load_script
+from parity_report import eval_examples, eval_failures, run, sweep_run_files
 
 SUITE = """name: prefixpar
 seeds: [0, 1]
@@ -47,14 +46,6 @@ models:
 OTHER = SUITE.replace("name: prefixpar", "name: prefixother").replace("task: parity", "task: flipflop").replace(
     "name: C2", "name: ff")
 LENGTH, EXAMPLES = 12, 64
-
-
-def load(script):
-    spec = importlib.util.spec_from_file_location("prefix_parity", script)
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def hand_made(mod):
@@ -78,6 +69,20 @@ def hand_made(mod):
           f"a constant prediction: majority 1, right as often as the parity is 1: {rows[:3]}")
     check(all(r[6] < 0.6 for r in mod.position_rows(bits, running, running, 5)),
           "the running parity predicted: majority about one half")
+    # ties: with bit 2 always 0, bits 1..1 and 1..2 have one parity (the largest k is named); with
+    # bit 1 always 0, windows 1..t and 2..t have one parity (the smallest j is named)
+    tied = bits.copy()
+    tied[:, 1] = 0
+    first1 = np.repeat(tied[:, :1], 10, axis=1)
+    rows = mod.position_rows(tied, running, first1, 2)
+    check(all(r[2] == 2 and r[3] == 1.0 for r in rows if r[0] == 2),
+          f"bits 1..1 and 1..2 tied at agreement 1: prefix_k 2 (the largest): {rows[:1]}")
+    tied = bits.copy()
+    tied[:, 0] = 0
+    own = np.cumsum(tied, axis=1) % 2
+    rows = mod.position_rows(tied, own, own, 2)
+    check(all(r[4] == 1 and r[5] == 1.0 for r in rows),
+          f"windows 1..t and 2..t tied at agreement 1: window_j 1 (the smallest): {rows[:2]}")
 
 
 def main():
@@ -85,7 +90,7 @@ def main():
     ap.add_argument("--srbench", required=True)
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
-    hand_made(load(a.script))
+    hand_made(load_script(a.script))
     with tempfile.TemporaryDirectory() as tmp:
         files = sweep_run_files(a.srbench, SUITE, os.path.join(tmp, "par"))
         check(len(files) == 2, f"{len(files)} run files, expected 2")
@@ -93,9 +98,7 @@ def main():
                                                         "--format", "csv", "--srbench", a.srbench])
         table = pd.read_csv(io.StringIO(out))
         check(len(table) == 2 * LENGTH, f"{len(table)} csv rows, expected {2 * LENGTH} (a row per position and run)")
-        examples = [json.loads(s) for s in run([a.srbench, "sample", "parity", "-n", str(LENGTH), "--count",
-                                                str(EXAMPLES), "--set", "start_token=true", "--format", "jsonl",
-                                                "--stream", "eval", "--seed", "3"]).splitlines()]
+        examples = eval_examples(a.srbench, "parity", LENGTH, EXAMPLES, 3, ["--set", "start_token=true"])
         wrong = 0
         for path in files:
             with h5py.File(path, "r") as f:
@@ -104,10 +107,7 @@ def main():
                 e = g["eval"]
                 row = [r for r in range(len(e["length"])) if int(e["length"][r]) == LENGTH][0]
                 position_acc = e["position_acc"][row]
-            fl = os.path.join(tmp, "f.jsonl")
-            run([a.srbench, "eval", "--checkpoint", path, "--task", "parity", "--lengths", str(LENGTH), "--examples",
-                 str(EXAMPLES), "--data-seed", "3", "--set", "start_token=true", "--failures", fl])
-            preds = {x["index"]: x["predictions"] for x in map(json.loads, open(fl)) if x["condition"] == "id"}
+            preds = eval_failures(a.srbench, path, "parity", LENGTH, EXAMPLES, 3, ["--set", "start_token=true"], tmp)
             ours = table[table["seed"] == seed].set_index("position")
             for t in range(1, LENGTH + 1):
                 # position t is token t (token 0 the start token); loops over the examples

@@ -19,7 +19,6 @@ with exit 2. Needs numpy, pandas, h5py; fails, never skips.
 """
 import argparse
 import io
-import json
 import os
 import subprocess
 import sys
@@ -29,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from checks import check, finish
-from parity_report import run, sweep_run_files
+from parity_report import eval_examples, eval_failures, run, sweep_run_files
 from srbench.analysis import bootstrap
 
 SUITE = """name: q8err
@@ -85,15 +84,10 @@ def main():
                                                         "--positions", ",".join(map(str, BANDS)), "--format", "csv",
                                                         "--srbench", a.srbench])
         table = pd.read_csv(io.StringIO(out), keep_default_na=False)
-        examples = [json.loads(s) for s in run([a.srbench, "sample", "quaternion", "-n", str(LENGTH), "--count",
-                                                str(EXAMPLES), "--set", "start_token=true", "--format", "jsonl",
-                                                "--stream", "eval", "--seed", "3"]).splitlines()]
+        examples = eval_examples(a.srbench, "quaternion", LENGTH, EXAMPLES, 3, ["--set", "start_token=true"])
         per_run = []  # counts[band][element] of each run
         for path in files:
-            fl = os.path.join(tmp, "f.jsonl")
-            run([a.srbench, "eval", "--checkpoint", path, "--task", "quaternion", "--lengths", str(LENGTH),
-                 "--examples", str(EXAMPLES), "--data-seed", "3", "--set", "start_token=true", "--failures", fl])
-            preds = {e["index"]: e["predictions"] for e in map(json.loads, open(fl)) if e["condition"] == "id"}
+            preds = eval_failures(a.srbench, path, "quaternion", LENGTH, EXAMPLES, 3, ["--set", "start_token=true"], tmp)
             counts = np.zeros((len(BANDS), 8), int)
             for i, ex in enumerate(examples):
                 scored = [t for t, y in enumerate(ex["targets"]) if y is not None]

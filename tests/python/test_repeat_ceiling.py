@@ -6,13 +6,12 @@ made here from the same `srbench sample` examples.
         --script scripts/repeat_ceiling.py
 """
 import argparse
-import importlib.util
 import io
 import json
 import subprocess
 import sys
 from contextlib import redirect_stdout
-from checks import check, finish
+from checks import check, finish, load_script
 
 
 def main():
@@ -20,9 +19,7 @@ def main():
     ap.add_argument("--srbench", required=True)
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
-    spec = importlib.util.spec_from_file_location("repeat_ceiling", a.script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(a.script)
     f = mod.leading_run_conflicts
     check(f(["1", "1", "0"], ["q1", "q0", "q0"]), "parity 1 1 0: q1 q0 inside the run of 1s")
     check(not f(["0", "0", "1"], ["q0", "q0", "q1"]), "parity 0 0 1: the run of 0s keeps q0")

@@ -4,9 +4,10 @@ lengths and a shift): every per-run value equals the suite file's, read independ
 (summary columns, eval rows, the horizon recomputed by a loop over position_acc, the attention
 summary over diag/attn_entropy); --stats over the csv equals `srbench report --format csv` (and
 --fitted equals `report --fitted`) bit for bit, and position_horizon.py's and attention_pattern.py's
-intervals; --positions gives every scored position's accuracy as the file has it; --compare / --append on csvs cut from it (runs held back, one value changed, one timing
-changed, one value missing): the differing values found, the held-back runs appended and nothing
-else, the kept csv untouched when a value differs; bad input exits 2 naming it.
+intervals; --positions gives every scored position's accuracy as the file has it; --compare /
+--append on csvs cut from it (runs held back, one value changed, one timing changed, one value
+missing, a last line without its end): the differing values found, the held-back runs appended and
+nothing else, the kept csv untouched when a value differs; bad input exits 2 naming it.
 
     PYTHONPATH=build/python:tests/python:tests/parity /usr/bin/python3 tests/python/test_runs_csv.py \\
         --srbench build/harness/srbench --script scripts/runs_csv.py

@@ -9,14 +9,13 @@ change to a generator that the script does not follow fails here.
     PYTHONPATH=build/python:tests/python /usr/bin/python3 tests/python/test_shift_coverage.py --script scripts/shift_coverage.py
 """
 import argparse
-import importlib.util
 import itertools
 import subprocess
 import sys
 
 import numpy as np
 import srbench
-from checks import check, finish
+from checks import check, finish, load_script
 
 
 def brute(p_right, length, cells):
@@ -67,9 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
     a = ap.parse_args()
-    spec = importlib.util.spec_from_file_location("shift_coverage", a.script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(a.script)
     for p, T, cells in ((0.5, 10, 4), (0.8, 10, 9), (0.3, 9, 3)):
         got, want = mod.cell_distribution(p, T, cells), brute(p, T, cells)
         check(np.allclose(got, want, atol=1e-12), f"cell distribution p={p} T={T} cells={cells}: max diff "
