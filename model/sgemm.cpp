@@ -194,7 +194,7 @@ inline int panel_width(int n, int j0) {
 // dst[p·pw + jj] = src[jj·ld + p] for p < 8, jj < 8: an 8 × 8 block of a row-major matrix M
 // (B = Mᵀ) transposed into 8 rows of a packed panel, by the usual unpack / shuffle / permute
 // sequence of 8-float registers (a copy: each value moves unchanged).
-inline void transpose8x8(const float* src, int64_t ld, float* dst, int pw) {
+inline void transpose8x8(const float* src, int64_t ld, float* dst, int64_t pw) {
   __m256 r[8], t[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
   for (int i = 0; i < 8; i += 2) {
@@ -268,7 +268,7 @@ void transpose_copy(const float* src, int64_t lds, int rows, int cols, float* ds
   int i = 0;
   for (; i + 8 <= rows; i += 8) {
     int j = 0;
-    for (; j + 8 <= cols; j += 8) transpose8x8(src + i * lds + j, lds, dst + j * ldd + i, static_cast<int>(ldd));
+    for (; j + 8 <= cols; j += 8) transpose8x8(src + i * lds + j, lds, dst + j * ldd + i, ldd);
     for (; j < cols; ++j)
       for (int q = 0; q < 8; ++q) dst[j * ldd + i + q] = src[(i + q) * lds + j];
   }

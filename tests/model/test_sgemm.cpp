@@ -19,7 +19,8 @@ namespace {
 
 // The kernel this executable is built to test (tests/CMakeLists.txt): in test_sgemm_avx2 the AVX2
 // one; in test_model, when Release builds use -march=native, the widest this CPU runs (asked of
-// the CPU, not of the compiler); otherwise the plain loops.
+// the CPU, not of the compiler); otherwise the widest the build's own flags target (an
+// x86-64-v3 build: AVX2 + FMA), else the plain loops.
 SgemmKernel kernel_under_test() {
 #if defined(SRBENCH_TEST_SGEMM_AVX2)
   return SgemmKernel::kAvx2;
@@ -28,6 +29,10 @@ SgemmKernel kernel_under_test() {
   if (__builtin_cpu_supports("avx512f")) return SgemmKernel::kAvx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SgemmKernel::kAvx2;
   return SgemmKernel::kReference;
+#elif defined(__AVX512F__)
+  return SgemmKernel::kAvx512;
+#elif defined(__AVX2__) && defined(__FMA__)
+  return SgemmKernel::kAvx2;
 #else
   return SgemmKernel::kReference;
 #endif
