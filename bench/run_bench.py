@@ -388,8 +388,10 @@ def main():
         print()
         print(f"train tokens/s, medians of {a.repeats} runs x {a.steps} steps (after 3 warm-up); "
               "util = ours FLOP/s / (threads x core GEMM rate), util/sgemm the same against our kernel's rate, "
-              "util/peak and torch/peak ours and PyTorch's FLOP/s against threads x the FMA peak")
-        print(f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'util':>7}{'util/sgemm':>12}"
+              "util/peak and torch/peak ours and PyTorch's FLOP/s against threads x the FMA peak; pairs: the median, "
+              "smallest and largest of the repeats' ratios ours_i / torch_i (interleaved pairs: the spread is the "
+              "machine's noise)")
+        print(f"{'cfg':<4}{'thr':>4}{'ours tok/s':>12}{'torch tok/s':>13}{'ratio':>7}{'pairs':>19}{'util':>7}{'util/sgemm':>12}"
               f"{'util/peak':>11}{'torch/peak':>12}{'ours MB':>9}{'torch MB':>10}{'ours loss':>11}{'torch loss':>11}")
     ours_by = {}
     for name in configs:
@@ -409,7 +411,9 @@ def main():
             torch_peak = t * flops_per_token(*shp) / (nt * peak * 1e9)
             orss = max(r["maxrss_kb"] for r in ours) / 1024
             trss = max(r["maxrss_kb"] for r in theirs) / 1024
-            print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{util:>7.0%}{util_own:>12.0%}{util_peak:>11.0%}"
+            pairs = [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)]
+            spread = f"{statistics.median(pairs):.2f} ({min(pairs):.2f}-{max(pairs):.2f})"
+            print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{spread:>19}{util:>7.0%}{util_own:>12.0%}{util_peak:>11.0%}"
                   f"{torch_peak:>12.0%}{orss:>9.1f}{trss:>10.1f}"
                   f"{ours[-1]['loss']:>11.4f}{theirs[-1]['loss']:>11.4f}", flush=True)
     for name in configs:
