@@ -115,6 +115,12 @@ def shape_args(d, layers, heads, T, batch):
     return ["--d", str(d), "--layers", str(layers), "--heads", str(heads), "--T", str(T), "--batch", str(batch)]
 
 
+def side_by_side(ours, theirs):
+    """Ours and PyTorch's median tokens/s over interleaved repeats, and each pair's ratio ours_i / torch_i."""
+    return (statistics.median(r["tok_s"] for r in ours), statistics.median(r["tok_s"] for r in theirs),
+            [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)])
+
+
 def flops_per_token(d, layers, heads, T, batch):
     # 6 · non-embedding parameters + 6 · layers · T · d (attention, causal half)
     per_layer = 12 * d * d + 9 * d + 4 * d  # q|k|v, o, fc, proj weights and biases; two norms
@@ -302,9 +308,7 @@ def linear_rows(bench, py, ref, archs, repeats, steps):
                 ours.append(run([bench, "--run", "--arch", arch, *shape_args(*shp), "--threads", "1", "--steps", str(steps)]))
                 theirs.append(run([py, ref, "--arch", arch, *shape_args(*shp), "--threads", "1", "--steps", str(steps)],
                                   torch_env(False)))
-            o = statistics.median(r["tok_s"] for r in ours)
-            t = statistics.median(r["tok_s"] for r in theirs)
-            pairs = [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)]
+            o, t, pairs = side_by_side(ours, theirs)
             target = ("met" if o / t >= LINEAR_TARGET else "MISSED") + f" {LINEAR_TARGET:g}"
             p_ours, p_torch = int(ours[-1]["params"]), int(theirs[-1]["params"])
             print(f"{arch:<20}{name:<6}{p_ours:>8}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}"
@@ -402,8 +406,7 @@ def main():
                 ours.append(run([bench, "--run", *shape_args(*shp), "--threads", str(nt), "--steps", str(a.steps)]))
                 theirs.append(run([py, ref, *shape_args(*shp), "--threads", str(nt), "--steps", str(a.steps)],
                                   torch_env(False)))
-            o = statistics.median(r["tok_s"] for r in ours)
-            t = statistics.median(r["tok_s"] for r in theirs)
+            o, t, pairs = side_by_side(ours, theirs)
             ours_by[(name, nt)] = o
             util = o * flops_per_token(*shp) / (nt * gflops * 1e9)
             util_own = o * flops_per_token(*shp) / (nt * sgemm_gflops * 1e9)
@@ -411,7 +414,6 @@ def main():
             torch_peak = t * flops_per_token(*shp) / (nt * peak * 1e9)
             orss = max(r["maxrss_kb"] for r in ours) / 1024
             trss = max(r["maxrss_kb"] for r in theirs) / 1024
-            pairs = [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)]
             spread = f"{statistics.median(pairs):.2f} ({min(pairs):.2f}-{max(pairs):.2f})"
             print(f"{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}{spread:>19}{util:>7.0%}{util_own:>12.0%}{util_peak:>11.0%}"
                   f"{torch_peak:>12.0%}{orss:>9.1f}{trss:>10.1f}"
@@ -444,13 +446,11 @@ def main():
                                          "--steps", str(a.steps)]))
                         theirs.append(run([py, ref, "--arch", arch, *shape_args(*shp), "--threads", str(nt),
                                            "--steps", str(a.steps)], torch_env(False)))
-                    o = statistics.median(r["tok_s"] for r in ours)
-                    t = statistics.median(r["tok_s"] for r in theirs)
+                    o, t, pairs = side_by_side(ours, theirs)
                     o_cpu = statistics.median(r["cpu_tok_s"] for r in ours)
                     model_f, exec_f = recurrent_flops_per_token(arch, *shp)
                     orss = max(r["maxrss_kb"] for r in ours) / 1024
                     trss = max(r["maxrss_kb"] for r in theirs) / 1024
-                    pairs = [x["tok_s"] / y["tok_s"] for x, y in zip(ours, theirs)]
                     target = "-" if nt != 1 else ("met" if o / t >= TARGETS[arch] else "MISSED") + f" {TARGETS[arch]}"
                     print(f"{arch:<6}{name:<4}{nt:>4}{o:>12.0f}{t:>13.0f}{o / t:>7.2f}"
                           f"{o * model_f / (nt * peak * 1e9):>7.0%}{o_cpu * model_f / (peak * 1e9):>6.0%}"
